@@ -1,0 +1,232 @@
+// The vendor simulator: a protocol-exact stand-in for the OpenAI and Anthropic HTTP APIs (DESIGN 7).
+// Plain node:http with keep-alive, so it stays cheap enough to be the benchmark's upstream.
+//
+// Per request: read the body, record it, take a matching fault, wait latencyMs (+ the fault's delayMs),
+// check auth, answer an injected status, then run the endpoint handler.
+
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { handleCountTokens, handleMessages } from './anthropic-messages.ts';
+import { anthropicId } from './anthropic-message-body.ts';
+import { handleControl } from './control.ts';
+import { sendJson, type Exchange, type SimulatorState } from './exchange.ts';
+import { FaultQueue } from './faults.ts';
+import { isRecord } from './json-narrow.ts';
+import { handleChatCompletions } from './openai-chat.ts';
+import { handleEmbeddings } from './openai-embeddings.ts';
+import { handleImageGenerations } from './openai-images.ts';
+import { handleModels } from './openai-models.ts';
+import { handleModerations } from './openai-moderations.ts';
+import { handleTranscriptions } from './openai-transcriptions.ts';
+import { PromptCache } from './prompt-cache.ts';
+import { flattenHeaders, RequestRecorder } from './recorder.ts';
+import type { Simulator, SimulatorOptions } from './types.ts';
+import {
+  anthropicError,
+  anthropicStatusError,
+  OPENAI_MISSING_KEY,
+  openAiError,
+  openAiStatusError,
+} from './vendor-errors.ts';
+
+export type { Fault, RecordedRequest, Simulator, SimulatorOptions } from './types.ts';
+export { countTokens, IMAGE_TOKENS, replyText, toolResultReplyText, thinkingText, finishText, truncateToTokens, splitIntoChunks } from './text.ts';
+export { sampleFromSchema } from './json-sample.ts';
+export { openAiPromptTokens, openAiMessageTokens } from './openai-chat-prompt.ts';
+export { anthropicPromptTokens, anthropicBlockTokens } from './anthropic-prompt.ts';
+export { embeddingVector, defaultEmbeddingDimensions } from './openai-embeddings.ts';
+export { moderationScore, moderationCategories } from './openai-moderations.ts';
+
+export const DEFAULT_OPTIONS: Required<SimulatorOptions> = {
+  host: '127.0.0.1',
+  port: 0,
+  latencyMs: 0,
+  chunkDelayMs: 0,
+  streamChunks: 8,
+  replyTokens: 16,
+  recordLimit: 1000,
+};
+
+type Vendor = 'openai' | 'anthropic';
+
+interface Route {
+  handler: (exchange: Exchange, requestId: string) => void | Promise<void>;
+  /** Whether the body must be JSON. */
+  json: boolean;
+}
+
+const ROUTES = new Map<string, Route>([
+  ['POST /v1/chat/completions', { handler: handleChatCompletions, json: true }],
+  ['POST /v1/embeddings', { handler: handleEmbeddings, json: true }],
+  ['POST /v1/moderations', { handler: handleModerations, json: true }],
+  ['POST /v1/images/generations', { handler: handleImageGenerations, json: true }],
+  ['POST /v1/audio/transcriptions', { handler: handleTranscriptions, json: false }],
+  ['GET /v1/models', { handler: handleModels, json: false }],
+  ['POST /v1/messages', { handler: handleMessages, json: true }],
+  ['POST /v1/messages/count_tokens', { handler: handleCountTokens, json: true }],
+]);
+
+function findRoute(method: string, path: string): Route | undefined {
+  const route = ROUTES.get(`${method} ${path}`);
+  if (route !== undefined || method !== 'GET' || !path.startsWith('/v1/models/')) return route;
+  return ROUTES.get('GET /v1/models');
+}
+
+function vendorOf(path: string, request: IncomingMessage): Vendor {
+  if (path.startsWith('/v1/messages')) return 'anthropic';
+  return path.startsWith('/v1/models') && request.headers['anthropic-version'] !== undefined ? 'anthropic' : 'openai';
+}
+
+function authorised(vendor: Vendor, request: IncomingMessage): boolean {
+  const authorization = request.headers.authorization;
+  if (typeof authorization === 'string' && /^Bearer\s+\S/i.test(authorization)) return true;
+  const apiKey = request.headers['x-api-key'];
+  return vendor === 'anthropic' && typeof apiKey === 'string' && apiKey.trim() !== '';
+}
+
+function readBody(request: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)));
+    request.on('error', reject);
+  });
+}
+
+function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
+  if (text === '') return { ok: true, value: undefined };
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false };
+  }
+}
+
+class SimulatorServer implements SimulatorState {
+  readonly options: Required<SimulatorOptions>;
+  readonly promptCache = new PromptCache();
+  readonly faults = new FaultQueue();
+  readonly recorder: RequestRecorder;
+  #sequence = 0;
+  #requestSequence = 0;
+
+  constructor(options: Required<SimulatorOptions>) {
+    this.options = options;
+    this.recorder = new RequestRecorder(() => this.options.recordLimit);
+  }
+
+  nextSequence(): number {
+    this.#sequence += 1;
+    return this.#sequence;
+  }
+
+  nextRequestId(): string {
+    this.#requestSequence += 1;
+    return anthropicId('req', this.#requestSequence);
+  }
+
+  reset(): void {
+    this.faults.clear();
+    this.recorder.clear();
+    this.promptCache.clear();
+  }
+
+  async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = request.url ?? '/';
+    const queryAt = url.indexOf('?');
+    const path = queryAt >= 0 ? url.slice(0, queryAt) : url;
+    const method = request.method ?? 'GET';
+    const bodyBytes = await readBody(request);
+    const isMultipart = (request.headers['content-type'] ?? '').startsWith('multipart/');
+    const bodyText = isMultipart ? '' : bodyBytes.toString('utf8');
+    const parsed = parseJson(bodyText);
+    const json = parsed.ok ? parsed.value : undefined;
+    if (path.startsWith('/_sim/')) return handleControl(this, method, path, json, response);
+    this.recorder.add({ method, path, headers: flattenHeaders(request.headers), body: bodyText, json, at: Date.now() });
+    const vendor = vendorOf(path, request);
+    const requestId = this.nextRequestId();
+    const anthropicHeaders = vendor === 'anthropic' ? { 'request-id': requestId } : {};
+    const model = isRecord(json) && typeof json.model === 'string' ? json.model : undefined;
+    const fault = this.faults.take({ path, model, stream: isRecord(json) && json.stream === true });
+    const delay = this.options.latencyMs + (fault?.delayMs ?? 0);
+    if (delay > 0) {
+      await sleep(delay);
+      if (response.destroyed) return;
+    }
+    if (!authorised(vendor, request)) {
+      return vendor === 'anthropic'
+        ? sendJson(response, 401, anthropicError('authentication_error', 'x-api-key header is required', requestId), anthropicHeaders)
+        : sendJson(response, 401, OPENAI_MISSING_KEY);
+    }
+    if (fault?.status !== undefined) {
+      const body = fault.body ?? (vendor === 'anthropic' ? anthropicStatusError(fault.status, requestId) : openAiStatusError(fault.status, model));
+      return sendJson(response, fault.status, body, { ...anthropicHeaders, ...fault.headers });
+    }
+    const route = findRoute(method, path);
+    if (route === undefined) return notFound(vendor, method, path, requestId, response);
+    if (route.json && !parsed.ok) return badJson(vendor, requestId, response);
+    const exchange: Exchange = { method, path, headers: request.headers, json, bodyText, bodyBytes, response, fault, state: this };
+    await route.handler(exchange, requestId);
+  }
+}
+
+function notFound(vendor: Vendor, method: string, path: string, requestId: string, response: ServerResponse): void {
+  if (vendor === 'anthropic') {
+    return sendJson(response, 404, anthropicError('not_found_error', 'Not Found', requestId), { 'request-id': requestId });
+  }
+  sendJson(response, 404, openAiError(`Invalid URL (${method} ${path})`, 'invalid_request_error'));
+}
+
+function badJson(vendor: Vendor, requestId: string, response: ServerResponse): void {
+  if (vendor === 'anthropic') {
+    return sendJson(response, 400, anthropicError('invalid_request_error', 'There was an error parsing the body of your request', requestId), { 'request-id': requestId });
+  }
+  sendJson(response, 400, openAiError(
+    "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON.)",
+    'invalid_request_error',
+  ));
+}
+
+function failSafely(response: ServerResponse, error: unknown): void {
+  if (response.headersSent) {
+    response.destroy(error instanceof Error ? error : undefined);
+    return;
+  }
+  sendJson(response, 500, openAiError('The simulator failed while handling the request.', 'server_error'));
+}
+
+export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
+  const resolved: Required<SimulatorOptions> = { ...DEFAULT_OPTIONS };
+  for (const [key, value] of Object.entries(options)) if (value !== undefined) Object.assign(resolved, { [key]: value });
+  const simulator = new SimulatorServer(resolved);
+  const server = createServer({ keepAlive: true }, (request, response) => {
+    simulator.handle(request, response).catch((error: unknown) => failSafely(response, error));
+  });
+  server.keepAliveTimeout = 30_000;
+  server.headersTimeout = 35_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(resolved.port, resolved.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  resolved.port = port;
+  const host = resolved.host.includes(':') ? `[${resolved.host}]` : resolved.host;
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    options: resolved,
+    requests: simulator.recorder.requests,
+    lastRequest: (pathPrefix) => simulator.recorder.last(pathPrefix),
+    addFault: (fault) => simulator.faults.add(fault),
+    reset: () => simulator.reset(),
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error === undefined ? resolve() : reject(error)));
+        server.closeAllConnections();
+      }),
+  };
+}

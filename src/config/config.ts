@@ -1,0 +1,92 @@
+import { z } from 'zod';
+
+const booleanText = z
+  .enum(['true', 'false', '1', '0', ''])
+  .optional()
+  .transform((value) => value === 'true' || value === '1');
+
+const environmentSchema = z.object({
+  HOST: z.string().default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  DATA_DIR: z.string().default('./data'),
+  DATABASE_URL: z.string().optional(),
+  REDIS_URL: z.string().optional(),
+  REDIS_PREFIX: z.string().default('tollgate:'),
+  TOLLGATE_ADMIN_TOKEN: z.string().min(16).optional(),
+  TOLLGATE_CURRENCY: z.string().default('USD'),
+  TOLLGATE_PUBLIC_URL: z.string().optional(),
+  TOLLGATE_ALLOW_PRIVATE_URLS: booleanText,
+  TOLLGATE_HASH_SECRET: z.string().optional(),
+  TOLLGATE_BODY_LIMIT: z.coerce.number().int().positive().default(32 * 1024 * 1024),
+  TOLLGATE_UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(600_000),
+  TOLLGATE_LEDGER_FLUSH_MS: z.coerce.number().int().positive().default(50),
+  TOLLGATE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  TOLLGATE_CATALOG: z.string().optional(),
+  OPENAI_API_KEY: z.string().optional(),
+  OPENAI_BASE_URL: z.string().default('https://api.openai.com/v1'),
+  ANTHROPIC_API_KEY: z.string().optional(),
+  ANTHROPIC_BASE_URL: z.string().default('https://api.anthropic.com'),
+});
+
+/** The gateway's configuration, parsed once from the environment and frozen. */
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  /** `sqlite:<path>`, `sqlite::memory:` or `postgres://…`. */
+  databaseUrl: string;
+  redisUrl: string | undefined;
+  redisPrefix: string;
+  adminToken: string | undefined;
+  currency: string;
+  publicUrl: string | undefined;
+  allowPrivateUrls: boolean;
+  /** Secret for the keyed hashes the gateway derives (e.g. metadata.user_id); generated and stored when unset. */
+  hashSecret: string | undefined;
+  bodyLimitBytes: number;
+  upstreamTimeoutMs: number;
+  ledgerFlushMs: number;
+  logLevel: z.infer<typeof environmentSchema>['TOLLGATE_LOG_LEVEL'];
+  catalogPath: string | undefined;
+  vendors: {
+    openai: { apiKey: string | undefined; baseUrl: string };
+    anthropic: { apiKey: string | undefined; baseUrl: string };
+  };
+}
+
+export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Readonly<Config> {
+  const parsed = environmentSchema.safeParse(environment);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
+    throw new Error(`invalid configuration: ${problems}`);
+  }
+  const env = parsed.data;
+  return Object.freeze({
+    host: env.HOST,
+    port: env.PORT,
+    dataDir: env.DATA_DIR,
+    databaseUrl: env.DATABASE_URL ?? `sqlite:${env.DATA_DIR}/tollgate.db`,
+    redisUrl: env.REDIS_URL,
+    redisPrefix: env.REDIS_PREFIX,
+    adminToken: env.TOLLGATE_ADMIN_TOKEN,
+    currency: env.TOLLGATE_CURRENCY,
+    publicUrl: env.TOLLGATE_PUBLIC_URL,
+    allowPrivateUrls: env.TOLLGATE_ALLOW_PRIVATE_URLS,
+    hashSecret: env.TOLLGATE_HASH_SECRET,
+    bodyLimitBytes: env.TOLLGATE_BODY_LIMIT,
+    upstreamTimeoutMs: env.TOLLGATE_UPSTREAM_TIMEOUT_MS,
+    ledgerFlushMs: env.TOLLGATE_LEDGER_FLUSH_MS,
+    logLevel: env.TOLLGATE_LOG_LEVEL,
+    catalogPath: env.TOLLGATE_CATALOG,
+    vendors: {
+      openai: { apiKey: env.OPENAI_API_KEY, baseUrl: env.OPENAI_BASE_URL },
+      anthropic: { apiKey: env.ANTHROPIC_API_KEY, baseUrl: env.ANTHROPIC_BASE_URL },
+    },
+  });
+}
+
+/** A configuration for tests: in-memory SQLite, quiet logs, private URLs allowed. */
+export function testConfig(overrides: Partial<Config> = {}): Readonly<Config> {
+  const base = loadConfig({ DATABASE_URL: 'sqlite::memory:', TOLLGATE_LOG_LEVEL: 'silent', TOLLGATE_ALLOW_PRIVATE_URLS: 'true' });
+  return Object.freeze({ ...base, ledgerFlushMs: 5, ...overrides });
+}

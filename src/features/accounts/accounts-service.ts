@@ -1,0 +1,83 @@
+import { GatewayError } from '../../core/errors.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { newId } from '../../lib/ids.ts';
+import type { Money } from '../../lib/money.ts';
+import type { BalanceBook } from '../billing/balance-book.ts';
+import type { LedgerEntry, LedgerRepository } from '../billing/ledger.ts';
+import type { AccountRef, AccountsRepository, Org, Role, User } from './accounts.ts';
+
+/** Users, organisations, memberships and balance movements made by operators (admin API and CLI). */
+export class AccountsService {
+  constructor(
+    private readonly repository: AccountsRepository,
+    private readonly ledger: LedgerRepository,
+    private readonly book: BalanceBook,
+    private readonly clock: Clock,
+  ) {}
+
+  async createUser(name: string, balance: Money = 0n): Promise<User> {
+    const id = newId('user');
+    await this.repository.createUser({ id, name }, this.clock.now());
+    if (balance !== 0n) await this.adjust({ type: 'user', id }, balance, 'initial balance');
+    return (await this.repository.getUser(id))!;
+  }
+
+  getUser(id: string): Promise<User | undefined> {
+    return this.repository.getUser(id);
+  }
+
+  async createOrg(input: { name: string; ownerId: string; balance?: Money; promptCaching?: boolean }): Promise<Org> {
+    if (!(await this.repository.getUser(input.ownerId))) throw new GatewayError('not_found', `User '${input.ownerId}' does not exist.`, { param: 'ownerId' });
+    const id = newId('org');
+    await this.repository.createOrg({ id, name: input.name, ownerId: input.ownerId, promptCaching: input.promptCaching ?? false }, this.clock.now());
+    if (input.balance) await this.adjust({ type: 'org', id }, input.balance, 'initial balance');
+    return (await this.repository.getOrg(id))!;
+  }
+
+  getOrg(id: string): Promise<Org | undefined> {
+    return this.repository.getOrg(id);
+  }
+
+  async updateOrg(id: string, changes: { name?: string; promptCaching?: boolean }): Promise<Org> {
+    const org = await this.repository.updateOrg(id, changes);
+    if (!org) throw new GatewayError('not_found', `Organization '${id}' does not exist.`);
+    return org;
+  }
+
+  async addMember(orgId: string, userId: string, role: Role): Promise<void> {
+    if (!(await this.repository.getOrg(orgId))) throw new GatewayError('not_found', `Organization '${orgId}' does not exist.`);
+    if (!(await this.repository.getUser(userId))) throw new GatewayError('not_found', `User '${userId}' does not exist.`, { param: 'userId' });
+    await this.repository.setMember(orgId, userId, role);
+  }
+
+  getRole(orgId: string, userId: string): Promise<Role | undefined> {
+    return this.repository.getRole(orgId, userId);
+  }
+
+  /** Credits (positive) or debits (negative) an account; written before it returns. Returns the new balance. */
+  async adjust(account: AccountRef, amount: Money, description = 'admin adjustment'): Promise<Money> {
+    if (!(await this.exists(account))) throw new GatewayError('not_found', `${account.type === 'user' ? 'User' : 'Organization'} '${account.id}' does not exist.`);
+    await this.book.recordNow({ account, amount, kind: amount >= 0n ? 'credit' : 'charge', requestId: null, model: null, description });
+    return (await this.balance(account))!;
+  }
+
+  /** The stored balance after every pending entry of this process is written. */
+  async balance(account: AccountRef): Promise<Money | undefined> {
+    await this.book.flush();
+    this.book.invalidate(account);
+    return this.ledger.balance(account);
+  }
+
+  async entries(account: AccountRef, limit = 1000): Promise<LedgerEntry[]> {
+    await this.book.flush();
+    return this.ledger.entries(account, limit);
+  }
+
+  async exists(account: AccountRef): Promise<boolean> {
+    return account.type === 'user' ? (await this.repository.getUser(account.id)) !== undefined : (await this.repository.getOrg(account.id)) !== undefined;
+  }
+
+  countUsers(): Promise<number> {
+    return this.repository.countUsers();
+  }
+}

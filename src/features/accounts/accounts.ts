@@ -1,0 +1,36 @@
+import type { Money } from '../../lib/money.ts';
+
+export type Role = 'owner' | 'admin' | 'member';
+export const ROLES: readonly Role[] = ['owner', 'admin', 'member'];
+
+export interface User {
+  id: string;
+  name: string;
+  balance: Money;
+}
+
+export interface Org {
+  id: string;
+  name: string;
+  ownerId: string;
+  balance: Money;
+  /** Prompt caching for the org's business keys (SPEC 4.2): off by default. */
+  promptCaching: boolean;
+}
+
+/** The account a charge goes to. */
+export interface AccountRef {
+  type: 'user' | 'org';
+  id: string;
+}
+
+export interface AccountsRepository {
+  createUser(user: { id: string; name: string }, createdAt: number): Promise<void>;
+  getUser(id: string): Promise<User | undefined>;
+  createOrg(org: { id: string; name: string; ownerId: string; promptCaching: boolean }, createdAt: number): Promise<void>;
+  getOrg(id: string): Promise<Org | undefined>;
+  updateOrg(id: string, changes: { name?: string; promptCaching?: boolean }): Promise<Org | undefined>;
+  setMember(orgId: string, userId: string, role: Role): Promise<void>;
+  getRole(orgId: string, userId: string): Promise<Role | undefined>;
+  countUsers(): Promise<number>;
+}

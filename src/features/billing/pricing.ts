@@ -1,0 +1,71 @@
+import { NANOS_PER_MICRO, parseMoney, roundTo, scalePrice, toUsageNumber, type Money } from '../../lib/money.ts';
+import type { Model } from '../catalog/model.ts';
+
+/** Token counts as the vendors report them, split by how each kind is priced. */
+export interface TokenUsage {
+  /** Input tokens billed at the ordinary input price (cached tokens NOT included). */
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  /** Cache writes with the default (5 minute) lifetime. */
+  cacheWriteTokens: number;
+  cacheWrite1hTokens: number;
+}
+
+export const emptyUsage = (): TokenUsage => ({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0 });
+
+export interface Cost {
+  prompt: Money;
+  completion: Money;
+  total: Money;
+}
+
+const price = (text: string | undefined): Money | undefined => (text === undefined ? undefined : parseMoney(text));
+
+/** Per-1,000-token prices of one model (DESIGN §5: cache read 0.1×, write 1.25×, 1-hour write 2× unless `pricing` says otherwise). */
+export function modelPrices(model: Model): { input: Money; output: Money; cacheRead: Money; cacheWrite: Money; cacheWrite1h: Money } {
+  const input = parseMoney(model.cost_context) ?? 0n;
+  return {
+    input,
+    output: parseMoney(model.cost_completion) ?? 0n,
+    cacheRead: price(model.pricing?.cache_read) ?? scalePrice(input, '0.1'),
+    cacheWrite: price(model.pricing?.cache_write) ?? scalePrice(input, '1.25'),
+    cacheWrite1h: price(model.pricing?.cache_write_1h) ?? scalePrice(input, '2'),
+  };
+}
+
+/** Exact cost of a sum of (tokens × price per 1,000), rounded once to micro-units. */
+function tokensCost(parts: ReadonlyArray<readonly [number, Money]>): Money {
+  let scaled = 0n; // nano-units × 1000
+  for (const [tokens, pricePer1k] of parts) if (tokens > 0) scaled += BigInt(tokens) * pricePer1k;
+  return roundTo(scaled, NANOS_PER_MICRO * 1000n) / 1000n;
+}
+
+/**
+ * The charge for a call: prompt (input and cache tokens) and completion costs, each rounded to micro-units,
+ * and their sum as the total — so the `usage` numbers shown add up to exactly what is charged.
+ */
+export function priceUsage(model: Model, usage: TokenUsage): Cost {
+  const prices = modelPrices(model);
+  const prompt = tokensCost([
+    [usage.inputTokens, prices.input],
+    [usage.cacheReadTokens, prices.cacheRead],
+    [usage.cacheWriteTokens, prices.cacheWrite],
+    [usage.cacheWrite1hTokens, prices.cacheWrite1h],
+  ]);
+  const completion = tokensCost([[usage.outputTokens, prices.output]]);
+  return { prompt, completion, total: prompt + completion };
+}
+
+/** Fixed per-request price (image generation, media tasks). */
+export function priceRequest(model: Model, count = 1): Cost {
+  const each = parseMoney(model.cost_request ?? '0') ?? 0n;
+  const total = roundTo(each * BigInt(count), NANOS_PER_MICRO);
+  return { prompt: total, completion: 0n, total };
+}
+
+export const costNumbers = (cost: Cost): { prompt_cost: number; completion_cost: number; total_cost: number } => ({
+  prompt_cost: toUsageNumber(cost.prompt),
+  completion_cost: toUsageNumber(cost.completion),
+  total_cost: toUsageNumber(cost.total),
+});

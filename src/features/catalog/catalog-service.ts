@@ -1,0 +1,102 @@
+import type { Clock } from '../../lib/clock.ts';
+import type { ChangeBus } from '../../storage/change-bus.ts';
+import type { CatalogRepository, ProviderRecord } from './catalog.ts';
+import { completeModel, modelSchema, type Model, type ModelInput, type ModelRecord } from './model.ts';
+
+/**
+ * The model catalog and the provider list, held in memory (the request path never reads them from the database)
+ * and reloaded in every process when any process changes them.
+ */
+export class CatalogService {
+  private models = new Map<string, Model>();
+  private providers = new Map<string, ProviderRecord>();
+  private readonly listeners: Array<() => void> = [];
+
+  constructor(
+    private readonly repository: CatalogRepository,
+    private readonly bus: ChangeBus,
+    private readonly clock: Clock,
+  ) {
+    bus.subscribe((topic) => {
+      if (topic === 'catalog') void this.reload();
+    });
+  }
+
+  async reload(): Promise<void> {
+    const [records, providers] = await Promise.all([this.repository.listModels(), this.repository.listProviders()]);
+    this.providers = new Map(providers.map((provider) => [provider.id, provider]));
+    const now = Math.floor(this.clock.now() / 1000);
+    this.models = new Map(records.map((record) => [record.id, completeModel(record, this.providers.get(record.provider)?.type, now)]));
+    for (const listener of this.listeners) listener();
+  }
+
+  /** Called after every reload (the provider registry rebuilds its clients). */
+  onChange(listener: () => void): void {
+    this.listeners.push(listener);
+  }
+
+  get(id: string): Model | undefined {
+    return this.models.get(id);
+  }
+
+  list(): Model[] {
+    return [...this.models.values()];
+  }
+
+  provider(id: string): ProviderRecord | undefined {
+    return this.providers.get(id);
+  }
+
+  listProviders(): ProviderRecord[] {
+    return [...this.providers.values()];
+  }
+
+  /** Creates or replaces a model (admin PUT); throws the zod error for invalid input. */
+  async putModel(id: string, input: Omit<ModelInput, 'id'>): Promise<Model> {
+    const record = modelSchema.parse({ ...input, id });
+    record.created ??= this.models.get(id)?.created ?? Math.floor(this.clock.now() / 1000);
+    await this.save(record);
+    return this.models.get(id)!;
+  }
+
+  /** Changes some fields of a model (admin PATCH); undefined when there is no such model. */
+  async patchModel(id: string, changes: Partial<ModelInput>): Promise<Model | undefined> {
+    const current = this.models.get(id);
+    if (!current) return undefined;
+    const { upstreamModel, family, title, created, owned_by, retiresAt: _retiresAt, ...rest } = current;
+    const base: ModelInput = { ...rest, upstreamModel, family, title, created, owned_by };
+    const record = modelSchema.parse({ ...base, ...changes, id });
+    await this.save(record);
+    return this.models.get(id);
+  }
+
+  /** Imports catalog entries (first start, `tollgate models import`); existing ids are replaced. */
+  async importModels(inputs: readonly ModelInput[]): Promise<number> {
+    const at = this.clock.now();
+    for (const input of inputs) {
+      const record = modelSchema.parse(input);
+      record.created ??= Math.floor(at / 1000);
+      await this.repository.upsertModel(record, at);
+    }
+    await this.bus.publish('catalog', '');
+    await this.reload();
+    return inputs.length;
+  }
+
+  async isEmpty(): Promise<boolean> {
+    return (await this.repository.countModels()) === 0;
+  }
+
+  async putProvider(provider: ProviderRecord): Promise<ProviderRecord> {
+    await this.repository.upsertProvider(provider, this.clock.now());
+    await this.bus.publish('catalog', '');
+    await this.reload();
+    return this.providers.get(provider.id)!;
+  }
+
+  private async save(record: ModelRecord): Promise<void> {
+    await this.repository.upsertModel(record, this.clock.now());
+    await this.bus.publish('catalog', record.id);
+    await this.reload();
+  }
+}

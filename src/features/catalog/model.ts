@@ -1,0 +1,77 @@
+import { z } from 'zod';
+import { parseMoney } from '../../lib/money.ts';
+
+export const MODEL_KINDS = ['chat', 'embedding', 'moderation', 'image', 'media', 'transcription'] as const;
+export type ModelKind = (typeof MODEL_KINDS)[number];
+
+const price = z
+  .string()
+  .refine((text) => {
+    const value = parseMoney(text);
+    return value !== undefined && value >= 0n;
+  }, 'must be a non-negative decimal text with at most 9 fraction digits');
+
+const isoDateTime = z.string().refine((text) => !Number.isNaN(Date.parse(text)), 'must be an ISO 8601 date-time');
+
+/** Per-model overrides of derived prices, per 1,000 tokens (decimal text). */
+export const pricingSchema = z
+  .object({
+    cache_read: price.optional(),
+    cache_write: price.optional(),
+    cache_write_1h: price.optional(),
+  })
+  .strict();
+
+/**
+ * A catalog entry: SPEC 2.3's fields plus how to reach the model (DESIGN §4). Prices are per 1,000 tokens in the gateway
+ * currency; `cost_request` is per task or generation, `cost_minute` per minute of transcribed audio.
+ */
+export const modelSchema = z
+  .object({
+    id: z.string().min(1).max(200),
+    kind: z.enum(MODEL_KINDS),
+    provider: z.string().min(1),
+    upstreamModel: z.string().min(1).optional(),
+    family: z.string().min(1).optional(),
+    title: z.string().max(200).optional(),
+    created: z.number().int().nonnegative().optional(),
+    max_capacity: z.number().int().nonnegative().default(0),
+    cost_context: price.default('0'),
+    cost_completion: price.default('0'),
+    cost_request: price.optional(),
+    cost_minute: price.optional(),
+    pricing: pricingSchema.optional(),
+    deprecated_at: isoDateTime.nullable().default(null),
+    deprecation_redirect_to: z.string().min(1).nullable().default(null),
+    vision: z.boolean().default(false),
+    tier: z.enum(['small', 'standard']).default('standard'),
+    mediaType: z.enum(['image', 'speech', 'video']).optional(),
+    owned_by: z.string().optional(),
+  })
+  .strict();
+
+export type ModelInput = z.input<typeof modelSchema>;
+export type ModelRecord = z.output<typeof modelSchema>;
+
+/** A model with every default filled in. */
+export interface Model extends ModelRecord {
+  upstreamModel: string;
+  family: string;
+  title: string;
+  created: number;
+  owned_by: string;
+  /** deprecated_at as Unix milliseconds, or null. */
+  retiresAt: number | null;
+}
+
+export function completeModel(record: ModelRecord, providerType: string | undefined, createdDefault: number): Model {
+  return {
+    ...record,
+    upstreamModel: record.upstreamModel ?? record.id,
+    family: record.family ?? providerType ?? record.provider,
+    title: record.title ?? record.id,
+    created: record.created ?? createdDefault,
+    owned_by: record.owned_by ?? record.provider,
+    retiresAt: record.deprecated_at === null ? null : Date.parse(record.deprecated_at),
+  };
+}

@@ -1,0 +1,80 @@
+import { GatewayError } from '../../core/errors.ts';
+import type { Clock } from '../../lib/clock.ts';
+import type { Metrics } from '../../lib/metrics.ts';
+import type { Provider } from '../../providers/provider.ts';
+import type { ProviderRegistry } from '../../providers/registry.ts';
+import type { AccountRef } from '../accounts/accounts.ts';
+import type { BalanceBook } from '../billing/balance-book.ts';
+import type { Cost, TokenUsage } from '../billing/pricing.ts';
+import type { CatalogService } from '../catalog/catalog-service.ts';
+import type { ModelKind } from '../catalog/model.ts';
+import { modelNotFound, resolveModel, type ModelEndpoint, type Resolution } from '../catalog/retirement.ts';
+import type { ApiKey } from '../keys/keys.ts';
+
+/** Who is calling: the authenticated key and the request's id (it goes into the ledger). */
+export interface Caller {
+  key: ApiKey;
+  requestId: string;
+}
+
+export interface ModelCall {
+  caller: Caller;
+  resolution: Resolution;
+  provider: Provider;
+  payer: AccountRef;
+}
+
+export interface ModelCallDependencies {
+  metrics: Metrics;
+  catalog: CatalogService;
+  providers: ProviderRegistry;
+  book: BalanceBook;
+  clock: Clock;
+}
+
+/** A business key charges its organisation unless the request asks for the owner's personal wallet (DESIGN §4). */
+export function payerOf(key: ApiKey, useWalletBalance: boolean): AccountRef {
+  return key.orgId && !useWalletBalance ? { type: 'org', id: key.orgId } : { type: 'user', id: key.userId };
+}
+
+export function checkModelAllowed(key: ApiKey, modelId: string): void {
+  if (key.allowedModels !== null && !key.allowedModels.includes(modelId)) {
+    throw new GatewayError('model_not_allowed', `The model '${modelId}' is not allowed for this API key.`, { param: 'model', codeA: 'model_not_allowed' });
+  }
+}
+
+/**
+ * Everything a model call needs before it is forwarded, in SPEC's order: the model exists (404), the key may use it (403),
+ * retirement (redirect or 410), the paying balance is positive (402).
+ */
+export async function prepareModelCall(
+  dependencies: ModelCallDependencies,
+  caller: Caller,
+  input: { model: string; endpoint: ModelEndpoint; kinds: readonly ModelKind[]; useWalletBalance: boolean },
+): Promise<ModelCall> {
+  if (!dependencies.catalog.get(input.model)) throw modelNotFound(input.model);
+  checkModelAllowed(caller.key, input.model);
+  const resolution = resolveModel(dependencies.catalog, input.model, input.endpoint, input.kinds, dependencies.clock.now());
+  const payer = payerOf(caller.key, input.useWalletBalance);
+  if (!(await dependencies.book.isPositive(payer))) {
+    throw new GatewayError('insufficient_balance', payer.type === 'org' ? 'Organization balance is too low to use API' : 'Balance is too low to use API');
+  }
+  return { caller, resolution, provider: dependencies.providers.get(resolution.served.provider), payer };
+}
+
+/** Books the charge of a finished call (no ledger entry for a zero amount) and counts its tokens. */
+export function chargeCall(dependencies: ModelCallDependencies, call: ModelCall, cost: Cost, usage: TokenUsage, description: string): void {
+  const model = call.resolution.billed.id;
+  const input = usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens + usage.cacheWrite1hTokens;
+  if (input > 0) dependencies.metrics.tokens.inc({ model, direction: 'input' }, input);
+  if (usage.outputTokens > 0) dependencies.metrics.tokens.inc({ model, direction: 'output' }, usage.outputTokens);
+  if (cost.total <= 0n) return;
+  dependencies.book.record({
+    account: call.payer,
+    amount: -cost.total,
+    kind: 'charge',
+    requestId: call.caller.requestId,
+    model,
+    description,
+  });
+}

@@ -1,0 +1,68 @@
+import type { Clock } from '../../lib/clock.ts';
+import { sha256Hex } from '../../lib/hashing.ts';
+import { newId, randomBase62 } from '../../lib/ids.ts';
+import type { ChangeBus } from '../../storage/change-bus.ts';
+import type { ApiKey, KeysRepository } from './keys.ts';
+
+const KEY_PREFIX = 'tg-';
+/** Safety net only: revocations and creations invalidate at once through the change bus. */
+const CACHE_TTL_MS = 60_000;
+const CACHE_LIMIT = 100_000;
+
+interface CacheEntry {
+  key: ApiKey | null;
+  loadedAt: number;
+}
+
+/** Issues, authenticates and revokes API keys; authentication is served from memory on the hot path. */
+export class KeysService {
+  private readonly cache = new Map<string, CacheEntry>();
+
+  constructor(
+    private readonly repository: KeysRepository,
+    private readonly bus: ChangeBus,
+    private readonly clock: Clock,
+  ) {
+    bus.subscribe((topic, hash) => {
+      if (topic !== 'keys') return;
+      if (hash) this.cache.delete(hash);
+      else this.cache.clear();
+    });
+  }
+
+  /** Creates a key; the returned text is shown to the caller once and never stored. */
+  async create(input: { userId: string; orgId: string | null; name: string | null; allowedModels: string[] | null }): Promise<{ key: ApiKey; text: string }> {
+    const text = KEY_PREFIX + randomBase62(40);
+    const key: ApiKey = { id: newId('key'), ...input, revokedAt: null, createdAt: this.clock.now() };
+    const hash = sha256Hex(text);
+    await this.repository.insert(key, hash, text.slice(0, 7));
+    await this.bus.publish('keys', hash);
+    return { key, text };
+  }
+
+  /** The live key for this text, or undefined (unknown or revoked). */
+  async authenticate(text: string): Promise<ApiKey | undefined> {
+    if (text.length < 8 || text.length > 200) return undefined;
+    const hash = sha256Hex(text);
+    const now = this.clock.now();
+    const cached = this.cache.get(hash);
+    if (cached && now - cached.loadedAt < CACHE_TTL_MS) return cached.key ?? undefined;
+    const found = (await this.repository.findByHash(hash)) ?? null;
+    const live = found && found.revokedAt === null ? found : null;
+    if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
+    this.cache.set(hash, { key: live, loadedAt: now });
+    return live ?? undefined;
+  }
+
+  async get(id: string): Promise<ApiKey | undefined> {
+    return this.repository.get(id);
+  }
+
+  /** Revokes a key; every process stops accepting it at once. */
+  async revoke(id: string): Promise<boolean> {
+    const hash = await this.repository.revoke(id, this.clock.now());
+    if (hash === undefined) return false;
+    await this.bus.publish('keys', hash);
+    return true;
+  }
+}

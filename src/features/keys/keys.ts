@@ -1,0 +1,19 @@
+/** An API key as the gateway knows it; the key text itself is never stored, only its SHA-256. */
+export interface ApiKey {
+  id: string;
+  userId: string;
+  orgId: string | null;
+  name: string | null;
+  /** Model ids this key may use; null means every model. */
+  allowedModels: string[] | null;
+  revokedAt: number | null;
+  createdAt: number;
+}
+
+export interface KeysRepository {
+  insert(key: ApiKey, keyHash: string, keyPrefix: string): Promise<void>;
+  findByHash(keyHash: string): Promise<ApiKey | undefined>;
+  get(id: string): Promise<ApiKey | undefined>;
+  /** Marks the key revoked; returns its hash, or undefined when there is no such live key. */
+  revoke(id: string, at: number): Promise<string | undefined>;
+}

@@ -1,0 +1,23 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { unauthorized } from '../core/errors.ts';
+import type { Caller } from '../features/inference/model-call.ts';
+
+export function callerOf(request: FastifyRequest): Caller {
+  if (!request.apiKey) throw unauthorized();
+  return { key: request.apiKey, requestId: request.id };
+}
+
+/** `useWalletBalance` may come in the body or the query string (GPTunneL-compatible clients send either). */
+export function walletFromQuery(request: FastifyRequest): boolean {
+  const query = request.query as Record<string, unknown> | undefined;
+  return query?.useWalletBalance === 'true' || query?.useWalletBalance === '1';
+}
+
+/** An AbortController that fires when the client disconnects before the answer is complete. */
+export function clientAbort(reply: FastifyReply): AbortController {
+  const controller = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) controller.abort();
+  });
+  return controller;
+}

@@ -1,0 +1,24 @@
+import type { ErrorShape } from '../core/errors.ts';
+import type { ApiKey } from '../features/keys/keys.ts';
+
+/** Per-route settings read by the plugins. */
+export interface RouteSettings {
+  /** Which error shape of SPEC 2.10 this route owes (default A). */
+  errorShape?: ErrorShape;
+  /** `key`: an API key is required; `admin`: the admin token; `none`: public. Default `key`. */
+  auth?: 'key' | 'admin' | 'none';
+  /** Also read the key from `x-api-key` (the messages endpoint). */
+  apiKeyHeader?: boolean;
+  /** Vendor 4xx bodies are in this route's own format and may be passed on unchanged. */
+  upstreamPassthrough?: boolean;
+  /** Label for metrics. */
+  name?: string;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig extends RouteSettings {}
+  interface FastifyRequest {
+    apiKey: ApiKey | undefined;
+    startedAt: bigint;
+  }
+}

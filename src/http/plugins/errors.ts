@@ -1,0 +1,65 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ZodError } from 'zod';
+import { GatewayError, renderError, type ErrorShape } from '../../core/errors.ts';
+import { validationError } from '../../dialects/validation.ts';
+import { UpstreamError, toGatewayError } from '../../providers/upstream-error.ts';
+
+/** Fastify's own errors (body parsing, limits) in catalogue terms. */
+function fromFastify(error: FastifyError): GatewayError | undefined {
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new GatewayError('body_too_large', 'body: exceeds the size limit');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new GatewayError('unsupported_media_type', 'content-type: must be application/json');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new GatewayError('invalid_request', 'body: must not be empty', { param: 'body' });
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new GatewayError('invalid_request', 'body: is not valid JSON', { param: 'body' });
+    default:
+      break;
+  }
+  if (error instanceof SyntaxError || (error.statusCode === 400 && /JSON/i.test(error.message))) {
+    return new GatewayError('invalid_request', 'body: is not valid JSON', { param: 'body' });
+  }
+  if (error.validation) return new GatewayError('invalid_request', error.message);
+  if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+    return new GatewayError(error.statusCode === 404 ? 'not_found' : error.statusCode === 413 ? 'body_too_large' : 'invalid_request', error.message);
+  }
+  return undefined;
+}
+
+export function toCatalogueError(error: unknown, passthrough: boolean): GatewayError {
+  if (error instanceof GatewayError) return error;
+  if (error instanceof UpstreamError) return toGatewayError(error, passthrough);
+  if (error instanceof ZodError) return validationError(error);
+  if (error && typeof error === 'object' && 'code' in error) {
+    const mapped = fromFastify(error as FastifyError);
+    if (mapped) return mapped;
+  }
+  return new GatewayError('internal', 'The gateway failed to handle this request.', { cause: error });
+}
+
+/** Sends an error in the route's shape, with the request id; a vendor body passed through stays the vendor's bytes. */
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: GatewayError): FastifyReply {
+  const shape: ErrorShape = request.routeOptions.config?.errorShape ?? 'A';
+  if (error.passthrough) {
+    return reply.code(error.passthrough.status).type(error.passthrough.contentType).send(error.passthrough.body);
+  }
+  return reply.code(error.status).type('application/json').send(renderError(error, shape, request.id));
+}
+
+/** The one place errors are rendered (STYLE rule 6). */
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((raw, request, reply) => {
+    const error = toCatalogueError(raw, request.routeOptions.config?.upstreamPassthrough === true);
+    if (error.status >= 500) request.log.error({ err: raw }, error.message);
+    else request.log.debug({ code: error.code }, error.message);
+    return sendError(request, reply, error);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const shape: ErrorShape = request.url.startsWith('/v1/messages') ? 'B' : 'A';
+    const error = new GatewayError('not_found', `No route ${request.method} ${request.url.split('?')[0]}.`);
+    return reply.code(404).send(renderError(error, shape, request.id));
+  });
+}

@@ -1,0 +1,83 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { Services } from '../../../app.ts';
+import { GatewayError } from '../../../core/errors.ts';
+import { parseOrThrow } from '../../../dialects/validation.ts';
+import type { Org } from '../../../features/accounts/accounts.ts';
+import { formatMoney } from '../../../lib/money.ts';
+import { accountOf, accountQuery, moneyInput } from './admin-schemas.ts';
+
+const orgView = (org: Org) => ({ id: org.id, name: org.name, ownerId: org.ownerId, balance: formatMoney(org.balance), promptCaching: org.promptCaching });
+
+const userBody = z.object({ name: z.string().min(1).max(200), balance: moneyInput.optional() });
+const orgBody = z.object({ name: z.string().min(1).max(200), ownerId: z.string().min(1), balance: moneyInput.optional(), promptCaching: z.boolean().optional() });
+const orgPatch = z.object({ name: z.string().min(1).max(200).optional(), promptCaching: z.boolean().optional() });
+const memberBody = z.object({ userId: z.string().min(1), role: z.enum(['owner', 'admin', 'member']) });
+const balanceBody = z.object({ userId: z.string().min(1).optional(), orgId: z.string().min(1).optional(), amount: moneyInput, description: z.string().max(500).optional() });
+
+/** Users, organisations, members, balances and the ledger (DESIGN §4). */
+export function registerAccountRoutes(app: FastifyInstance, services: Services): void {
+  const { accounts } = services;
+
+  app.post('/admin/v1/users', async (request) => {
+    const body = parseOrThrow(userBody, request.body);
+    const user = await accounts.createUser(body.name, body.balance ?? 0n);
+    return { id: user.id, name: user.name, balance: formatMoney(user.balance) };
+  });
+
+  app.get('/admin/v1/users/:id', async (request) => {
+    const { id } = request.params as { id: string };
+    const user = await accounts.getUser(id);
+    if (!user) throw new GatewayError('not_found', `User '${id}' does not exist.`);
+    return { id: user.id, name: user.name, balance: formatMoney((await accounts.balance({ type: 'user', id })) ?? user.balance) };
+  });
+
+  app.post('/admin/v1/orgs', async (request) => {
+    const body = parseOrThrow(orgBody, request.body);
+    return orgView(await accounts.createOrg(body));
+  });
+
+  app.patch('/admin/v1/orgs/:id', async (request) => {
+    const { id } = request.params as { id: string };
+    return orgView(await accounts.updateOrg(id, parseOrThrow(orgPatch, request.body ?? {})));
+  });
+
+  app.post('/admin/v1/orgs/:id/members', async (request) => {
+    const { id } = request.params as { id: string };
+    const body = parseOrThrow(memberBody, request.body);
+    await accounts.addMember(id, body.userId, body.role);
+    return { ok: true };
+  });
+
+  app.post('/admin/v1/balance', async (request) => {
+    const body = parseOrThrow(balanceBody, request.body);
+    const account = accountOf(parseOrThrow(accountQuery, { userId: body.userId, orgId: body.orgId }));
+    const balance = await accounts.adjust(account, body.amount, body.description ?? (body.amount >= 0n ? 'admin credit' : 'admin debit'));
+    return { balance: formatMoney(balance) };
+  });
+
+  app.get('/admin/v1/balance', async (request) => {
+    const account = accountOf(parseOrThrow(accountQuery, request.query));
+    const balance = await accounts.balance(account);
+    if (balance === undefined) throw new GatewayError('not_found', `No such ${account.type === 'user' ? 'user' : 'organization'} '${account.id}'.`);
+    return { balance: formatMoney(balance) };
+  });
+
+  app.get('/admin/v1/ledger', async (request) => {
+    const account = accountOf(parseOrThrow(accountQuery, request.query));
+    if (!(await accounts.exists(account))) throw new GatewayError('not_found', `No such account '${account.id}'.`);
+    const entries = await accounts.entries(account);
+    return {
+      object: 'list',
+      data: entries.map((entry) => ({
+        id: entry.id,
+        amount: formatMoney(entry.amount),
+        kind: entry.kind,
+        requestId: entry.requestId,
+        model: entry.model,
+        description: entry.description,
+        createdAt: new Date(entry.createdAt).toISOString(),
+      })),
+    };
+  });
+}

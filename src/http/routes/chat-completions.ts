@@ -1,0 +1,25 @@
+import type { FastifyInstance } from 'fastify';
+import type { Services } from '../../app.ts';
+import { renderErrorA } from '../../core/errors.ts';
+import { chatRequestSchema, toChatRequest } from '../../dialects/openai/chat-request.ts';
+import { parseOrThrow } from '../../dialects/validation.ts';
+import { sseFrame } from '../../lib/sse-writer.ts';
+import { callerOf, clientAbort, walletFromQuery } from '../caller.ts';
+import { sendEventStream } from '../event-stream.ts';
+
+/** POST /v1/chat/completions (OpenAI format), stream and not. */
+export function registerChatCompletionsRoute(app: FastifyInstance, services: Services): void {
+  app.post('/v1/chat/completions', { config: { name: 'chat.completions', upstreamPassthrough: true } }, async (request, reply) => {
+    const { request: chat, useWalletBalance } = toChatRequest(parseOrThrow(chatRequestSchema, request.body));
+    const call = await services.chat.prepare(callerOf(request), chat, useWalletBalance || walletFromQuery(request));
+    reply.headers(call.resolution.headers);
+    const abort = clientAbort(reply);
+    if (!chat.stream) return services.chat.complete(call, chat, abort.signal);
+    const stream = await services.chat.openStream(call, chat, abort.signal);
+    const frames = (async function* () {
+      for await (const payload of services.chat.relay(call, chat, stream)) yield sseFrame(payload);
+    })();
+    await sendEventStream(request, reply, frames, abort, (error) => sseFrame(JSON.stringify(renderErrorA(error))));
+    return reply;
+  });
+}

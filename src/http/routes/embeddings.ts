@@ -1,0 +1,29 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { Services } from '../../app.ts';
+import { parseOrThrow } from '../../dialects/validation.ts';
+import { callerOf, walletFromQuery } from '../caller.ts';
+
+const embeddingsSchema = z.object({
+  model: z.string().min(1, 'must not be empty'),
+  input: z.union([
+    z.string(),
+    z.array(z.string()).min(1, 'must not be empty').max(2048),
+    z.array(z.number().int()).min(1, 'must not be empty'),
+    z.array(z.array(z.number().int()).min(1)).min(1, 'must not be empty').max(2048),
+  ]),
+  dimensions: z.number().int().positive().optional(),
+  encoding_format: z.enum(['float', 'base64']).optional(),
+  user: z.string().optional(),
+  useWalletBalance: z.boolean().optional(),
+});
+
+/** POST /v1/embeddings (OpenAI format). */
+export function registerEmbeddingsRoute(app: FastifyInstance, services: Services): void {
+  app.post('/v1/embeddings', { config: { name: 'embeddings', upstreamPassthrough: true } }, async (request, reply) => {
+    const { useWalletBalance, ...body } = parseOrThrow(embeddingsSchema, request.body);
+    const result = await services.embeddings.create(callerOf(request), body, useWalletBalance === true || walletFromQuery(request));
+    reply.headers(result.headers);
+    return result.body;
+  });
+}

@@ -1,0 +1,38 @@
+import { randomBytes } from 'node:crypto';
+
+const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** Random base62 text of `length` characters (rejection sampling keeps it uniform). */
+export function randomBase62(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 248) out += ALPHABET[byte % 62];
+      if (out.length === length) break;
+    }
+  }
+  return out;
+}
+
+/** Every id prefix the gateway hands out, in one table. */
+export const ID_PREFIXES = {
+  user: 'usr',
+  org: 'org',
+  key: 'key',
+  ledger: 'led',
+  request: 'req',
+  chatCompletion: 'chatcmpl',
+  moderation: 'modr',
+  task: 'task',
+  delivery: 'dlv',
+  assistant: 'asst',
+  bot: 'bot',
+  job: 'job',
+} as const;
+
+export type IdKind = keyof typeof ID_PREFIXES;
+
+/** A prefixed id whose first part sorts by creation time: `usr_<time36><random>`. */
+export function newId(kind: IdKind): string {
+  return `${ID_PREFIXES[kind]}_${Date.now().toString(36).padStart(9, '0')}${randomBase62(12)}`;
+}

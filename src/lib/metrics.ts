@@ -1,0 +1,27 @@
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** The gateway's Prometheus metrics, one registry per app (tests build several apps in one process). */
+export class Metrics {
+  readonly registry = new Registry();
+  readonly requests = new Counter({ name: 'tollgate_http_requests_total', help: 'HTTP requests answered', labelNames: ['route', 'status'], registers: [this.registry] });
+  readonly latency = new Histogram({
+    name: 'tollgate_http_request_duration_seconds',
+    help: 'Time to answer a request (to the end of the body for streams)',
+    labelNames: ['route'],
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers: [this.registry],
+  });
+  readonly upstreamLatency = new Histogram({
+    name: 'tollgate_upstream_duration_seconds',
+    help: 'Time until the vendor answered (headers)',
+    labelNames: ['provider', 'operation'],
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers: [this.registry],
+  });
+  readonly tokens = new Counter({ name: 'tollgate_tokens_total', help: 'Tokens billed', labelNames: ['model', 'direction'], registers: [this.registry] });
+  readonly charged = new Counter({ name: 'tollgate_money_charged_total', help: 'Money charged, in currency units', labelNames: ['currency'], registers: [this.registry] });
+
+  constructor(readonly currency: string) {
+    collectDefaultMetrics({ register: this.registry, prefix: 'tollgate_' });
+  }
+}

@@ -1,0 +1,36 @@
+import type { ServerResponse } from 'node:http';
+
+/** One server-sent event; the event name may not hold CR or LF (it would forge frames). */
+export function sseFrame(data: string, event?: string): string {
+  if (event !== undefined) {
+    if (/[\r\n]/.test(event)) throw new Error('SSE event names cannot contain CR or LF');
+    return `event: ${event}\ndata: ${data}\n\n`;
+  }
+  return `data: ${data}\n\n`;
+}
+
+/**
+ * Writes frames to a response as they come, honouring back-pressure. Stops (and returns false) when the client has gone;
+ * the caller then closes its source, which aborts the upstream call.
+ */
+export async function writeFrames(response: ServerResponse, frames: AsyncIterable<string>): Promise<boolean> {
+  for await (const frame of frames) {
+    if (response.destroyed || response.writableEnded) return false;
+    if (!response.write(frame)) {
+      const drained = await new Promise<boolean>((resolve) => {
+        const onDrain = (): void => {
+          response.off('close', onClose);
+          resolve(true);
+        };
+        const onClose = (): void => {
+          response.off('drain', onDrain);
+          resolve(false);
+        };
+        response.once('drain', onDrain);
+        response.once('close', onClose);
+      });
+      if (!drained) return false;
+    }
+  }
+  return !response.destroyed;
+}

@@ -1,0 +1,77 @@
+import type { Readable } from 'node:stream';
+import { Agent, errors, request, type Dispatcher } from 'undici';
+import { UpstreamError } from './upstream-error.ts';
+
+export interface UpstreamResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Readable & { text(): Promise<string>; json(): Promise<unknown> };
+}
+
+/**
+ * The one place the gateway talks HTTP to vendors: a keep-alive connection pool per origin (undici Agent) and the
+ * mapping of transport failures to UpstreamError. Vendor adapters keep only their URLs, headers and body conversion.
+ */
+export class HttpClient {
+  private readonly agent: Agent;
+
+  constructor(private readonly timeoutMs: number) {
+    this.agent = new Agent({
+      keepAliveTimeout: 30_000,
+      keepAliveMaxTimeout: 600_000,
+      connections: 512,
+      pipelining: 1,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    });
+  }
+
+  /** Sends a request; a non-2xx answer is read whole and thrown as UpstreamError. */
+  async send(url: string, init: { method?: Dispatcher.HttpMethod; headers: Record<string, string>; body?: string | Buffer; signal?: AbortSignal }): Promise<UpstreamResponse> {
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await request(url, {
+        method: init.method ?? 'POST',
+        headers: init.headers,
+        body: init.body ?? null,
+        signal: init.signal ?? null,
+        dispatcher: this.agent,
+      });
+    } catch (error) {
+      throw transportError(error);
+    }
+    if (response.statusCode >= 200 && response.statusCode < 300) {
+      return { status: response.statusCode, headers: response.headers, body: response.body as UpstreamResponse['body'] };
+    }
+    let text = '';
+    try {
+      text = await response.body.text();
+    } catch {
+      // The error body is a courtesy; the status says enough.
+    }
+    const contentType = String(response.headers['content-type'] ?? 'application/json');
+    throw new UpstreamError(response.statusCode, text, contentType, `upstream answered ${response.statusCode}`);
+  }
+
+  /** Reads a 2xx body as JSON, mapping a broken or invalid body to UpstreamError. */
+  async json<T>(response: UpstreamResponse): Promise<T> {
+    try {
+      return (await response.body.json()) as T;
+    } catch (error) {
+      throw transportError(error);
+    }
+  }
+
+  close(): Promise<void> {
+    return this.agent.close();
+  }
+}
+
+export function transportError(error: unknown): UpstreamError {
+  if (error instanceof UpstreamError) return error;
+  if (error instanceof errors.HeadersTimeoutError || error instanceof errors.BodyTimeoutError || error instanceof errors.ConnectTimeoutError) {
+    return new UpstreamError(504, '', 'text/plain', 'upstream timed out', 'timeout');
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new UpstreamError(502, '', 'text/plain', `upstream unreachable: ${message}`, 'network');
+}

@@ -1,0 +1,87 @@
+import type {
+  ChatChunk,
+  ChatRequest,
+  ChatResponse,
+  ChatStreamEvent,
+  EmbeddingsRequest,
+  EmbeddingsResponse,
+  JsonObject,
+  ModerationRequest,
+  ModerationResponse,
+} from '../../core/chat-types.ts';
+import type { HttpClient } from '../http-client.ts';
+import type { CallOptions, ChatStream, Provider } from '../provider.ts';
+import { readServerSentEvents } from '../sse-reader.ts';
+import { UpstreamError } from '../upstream-error.ts';
+import { openAiHeaders, openAiUrl, type OpenAiEndpoint } from './openai-api.ts';
+
+/** A vendor that speaks OpenAI's formats natively: requests go out as they are, answers come back as they are. */
+export class OpenAiProvider implements Provider {
+  readonly type = 'openai' as const;
+
+  constructor(
+    readonly id: string,
+    private readonly endpoint: OpenAiEndpoint,
+    private readonly http: HttpClient,
+  ) {}
+
+  async chatCompletion(request: ChatRequest, options: CallOptions): Promise<ChatResponse> {
+    return this.postJson<ChatResponse>('/chat/completions', request, options);
+  }
+
+  async chatCompletionStream(request: ChatRequest, options: CallOptions): Promise<ChatStream> {
+    const controller = new AbortController();
+    const abort = (): void => controller.abort();
+    options.signal?.addEventListener('abort', abort, { once: true });
+    const response = await this.http.send(openAiUrl(this.endpoint, '/chat/completions'), {
+      headers: { ...openAiHeaders(this.endpoint, options.requestId), accept: 'text/event-stream' },
+      body: JSON.stringify(request),
+      signal: controller.signal,
+    });
+    const body = response.body;
+    async function* events(): AsyncGenerator<ChatStreamEvent> {
+      try {
+        for await (const message of readServerSentEvents(body)) {
+          if (message.data === '[DONE]') return;
+          let parsed: unknown;
+          try {
+            parsed = JSON.parse(message.data);
+          } catch {
+            throw new UpstreamError(502, message.data, 'text/plain', 'upstream sent a frame that is not JSON');
+          }
+          const object = parsed as JsonObject;
+          if (object.error && typeof object.error === 'object') yield { kind: 'error', error: object.error as JsonObject, raw: message.data };
+          else yield { kind: 'chunk', chunk: object as ChatChunk, raw: message.data };
+        }
+      } finally {
+        options.signal?.removeEventListener('abort', abort);
+        if (!body.destroyed) body.destroy();
+      }
+    }
+    const iterator = events();
+    return {
+      [Symbol.asyncIterator]: () => iterator,
+      close: () => {
+        controller.abort();
+        if (!body.destroyed) body.destroy();
+      },
+    };
+  }
+
+  embeddings(request: EmbeddingsRequest, options: CallOptions): Promise<EmbeddingsResponse> {
+    return this.postJson<EmbeddingsResponse>('/embeddings', request, options);
+  }
+
+  moderations(request: ModerationRequest, options: CallOptions): Promise<ModerationResponse> {
+    return this.postJson<ModerationResponse>('/moderations', request, options);
+  }
+
+  private async postJson<T>(path: string, body: JsonObject, options: CallOptions): Promise<T> {
+    const response = await this.http.send(openAiUrl(this.endpoint, path), {
+      headers: openAiHeaders(this.endpoint, options.requestId),
+      body: JSON.stringify(body),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    return this.http.json<T>(response);
+  }
+}

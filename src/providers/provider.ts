@@ -1,0 +1,34 @@
+import type {
+  ChatRequest,
+  ChatResponse,
+  ChatStreamEvent,
+  EmbeddingsRequest,
+  EmbeddingsResponse,
+  ModerationRequest,
+  ModerationResponse,
+} from '../core/chat-types.ts';
+
+export interface CallOptions {
+  /** Aborts the upstream call (client went away, shutdown). */
+  signal?: AbortSignal;
+  requestId: string;
+}
+
+/**
+ * An upstream stream: single use. Iterate it once; `close()` aborts the upstream call when the consumer stops early.
+ * Iteration throws UpstreamError when the connection breaks.
+ */
+export interface ChatStream extends AsyncIterable<ChatStreamEvent> {
+  close(): void;
+}
+
+/** What every vendor adapter offers, over the canonical (OpenAI-format) types. Failures are thrown as UpstreamError. */
+export interface Provider {
+  readonly id: string;
+  readonly type: 'openai' | 'anthropic';
+  chatCompletion(request: ChatRequest, options: CallOptions): Promise<ChatResponse>;
+  /** Resolves once the vendor has answered 200 and the stream has begun. */
+  chatCompletionStream(request: ChatRequest, options: CallOptions): Promise<ChatStream>;
+  embeddings(request: EmbeddingsRequest, options: CallOptions): Promise<EmbeddingsResponse>;
+  moderations(request: ModerationRequest, options: CallOptions): Promise<ModerationResponse>;
+}

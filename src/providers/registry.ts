@@ -1,0 +1,61 @@
+import { GatewayError } from '../core/errors.ts';
+import type { CatalogService } from '../features/catalog/catalog-service.ts';
+import type { ProviderRecord } from '../features/catalog/catalog.ts';
+import type { HttpClient } from './http-client.ts';
+import { OpenAiProvider } from './openai/openai-provider.ts';
+import type { Provider } from './provider.ts';
+
+export type ProviderFactory = (record: ProviderRecord, http: HttpClient) => Provider | undefined;
+
+const defaultFactory: ProviderFactory = (record, http) =>
+  record.type === 'openai' ? new OpenAiProvider(record.id, { baseUrl: record.baseUrl, apiKey: record.apiKey }, http) : undefined;
+
+/**
+ * Provider instances by id: the defaults from the environment (`openai`, `anthropic`), overridden and extended by the
+ * providers stored through the admin API. Rebuilt whenever the catalog changes.
+ */
+export class ProviderRegistry {
+  private providers = new Map<string, Provider>();
+  private readonly factories: ProviderFactory[] = [defaultFactory];
+
+  constructor(
+    private readonly defaults: readonly ProviderRecord[],
+    private readonly catalog: CatalogService,
+    private readonly http: HttpClient,
+  ) {
+    catalog.onChange(() => this.rebuild());
+    this.rebuild();
+  }
+
+  /** Adds support for another provider type (the Anthropic adapter registers itself here). */
+  addFactory(factory: ProviderFactory): void {
+    this.factories.unshift(factory);
+    this.rebuild();
+  }
+
+  get(id: string): Provider {
+    const provider = this.providers.get(id);
+    if (!provider) throw new GatewayError('upstream_error', `No provider '${id}' is configured for this model.`);
+    return provider;
+  }
+
+  records(): ProviderRecord[] {
+    const records = new Map(this.defaults.map((record) => [record.id, record]));
+    for (const record of this.catalog.listProviders()) records.set(record.id, record);
+    return [...records.values()];
+  }
+
+  private rebuild(): void {
+    const next = new Map<string, Provider>();
+    for (const record of this.records()) {
+      for (const factory of this.factories) {
+        const provider = factory(record, this.http);
+        if (provider) {
+          next.set(record.id, provider);
+          break;
+        }
+      }
+    }
+    this.providers = next;
+  }
+}

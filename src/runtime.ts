@@ -1,0 +1,98 @@
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { pino, type Logger } from 'pino';
+import type { AppDependencies, Services } from './app.ts';
+import type { Config } from './config/config.ts';
+import type { ProviderRecord } from './features/catalog/catalog.ts';
+import type { ModelInput } from './features/catalog/model.ts';
+import { systemClock, type Clock } from './lib/clock.ts';
+import { randomBase62 } from './lib/ids.ts';
+import { parseMoney } from './lib/money.ts';
+import { LocalChangeBus, RedisChangeBus, type ChangeBus } from './storage/change-bus.ts';
+import { openStorage } from './storage/database.ts';
+import { SqlSettingsRepository } from './storage/settings-repository.ts';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+export const DEFAULT_CATALOG = join(ROOT, 'catalog', 'models.json');
+
+export interface Runtime {
+  dependencies: AppDependencies;
+  /** The in-process simulator serving as both vendors when none is configured. */
+  simulatorUrl: string | undefined;
+  close(): Promise<void>;
+}
+
+export function createLogger(config: Readonly<Config>): Logger {
+  return pino({
+    level: config.logLevel,
+    // API keys and tokens never reach the logs, whatever logs a request.
+    redact: { paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'headers.authorization', 'apiKey', 'key'], censor: '[redacted]' },
+  });
+}
+
+/** Opens storage and the change bus, settles the admin token, and picks the default providers (or starts the simulator). */
+export async function openRuntime(config: Readonly<Config>, options: { clock?: Clock; logger?: Logger; useSimulator?: boolean } = {}): Promise<Runtime> {
+  const logger = options.logger ?? createLogger(config);
+  const storage = await openStorage(config.databaseUrl);
+  const bus: ChangeBus = config.redisUrl ? await RedisChangeBus.connect(config.redisUrl, config.redisPrefix) : new LocalChangeBus();
+  const settings = new SqlSettingsRepository(storage.db);
+  const adminToken = config.adminToken ?? (await settings.getOrSet('admin_token', `tga-${randomBase62(40)}`));
+
+  let simulatorUrl: string | undefined;
+  let closeSimulator: (() => Promise<void>) | undefined;
+  const noVendor = !config.vendors.openai.apiKey && !config.vendors.anthropic.apiKey;
+  if (options.useSimulator ?? noVendor) {
+    const { startSimulator } = await import('../simulator/server.ts');
+    const simulator = await startSimulator({ host: '127.0.0.1', port: 0 });
+    simulatorUrl = simulator.url;
+    closeSimulator = () => simulator.close();
+    logger.warn({ simulator: simulator.url }, 'no vendor API key is set: serving every model from the built-in simulator');
+  }
+  const defaultProviders: ProviderRecord[] = [
+    { id: 'openai', type: 'openai', baseUrl: simulatorUrl ? `${simulatorUrl}/v1` : config.vendors.openai.baseUrl, apiKey: simulatorUrl ? 'simulator' : (config.vendors.openai.apiKey ?? null) },
+    { id: 'anthropic', type: 'anthropic', baseUrl: simulatorUrl ?? config.vendors.anthropic.baseUrl, apiKey: simulatorUrl ? 'simulator' : (config.vendors.anthropic.apiKey ?? null) },
+  ];
+
+  return {
+    dependencies: { config, storage, clock: options.clock ?? systemClock, bus, logger, adminToken, defaultProviders },
+    simulatorUrl,
+    async close() {
+      await bus.close();
+      await storage.close();
+      await closeSimulator?.();
+    },
+  };
+}
+
+export function readCatalogFile(path: string): ModelInput[] {
+  const parsed = JSON.parse(readFileSync(path, 'utf8')) as { models?: ModelInput[] } | ModelInput[];
+  return Array.isArray(parsed) ? parsed : (parsed.models ?? []);
+}
+
+function writeSecretFile(path: string, text: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, `${text}\n`, { mode: 0o600 });
+  chmodSync(path, 0o600);
+}
+
+/**
+ * First start on an empty database: loads the shipped catalog, creates the demo user with a positive balance and one key,
+ * and prints the key and the admin token (DESIGN §3). Later starts change nothing.
+ */
+export async function firstStart(services: Services, dependencies: AppDependencies, log: (line: string) => void = console.log): Promise<void> {
+  const { config } = dependencies;
+  if (await services.catalog.isEmpty()) {
+    const count = await services.catalog.importModels(readCatalogFile(config.catalogPath ?? DEFAULT_CATALOG));
+    dependencies.logger.info({ models: count }, 'model catalog loaded');
+  }
+  if (!config.adminToken) {
+    writeSecretFile(join(config.dataDir, 'admin-token'), dependencies.adminToken);
+  }
+  if ((await services.accounts.countUsers()) > 0) return;
+  const user = await services.accounts.createUser('demo', parseMoney('10.00')!);
+  const { text } = await services.keys.create({ userId: user.id, orgId: null, name: 'demo', allowedModels: null });
+  writeSecretFile(join(config.dataDir, 'demo-key'), text);
+  log(`demo API key: ${text}`);
+  if (!config.adminToken) log(`admin token: ${dependencies.adminToken} (also in ${join(config.dataDir, 'admin-token')})`);
+}

@@ -1,0 +1,66 @@
+import type { Kysely } from 'kysely';
+import type { AccountsRepository, Org, Role, User } from '../features/accounts/accounts.ts';
+import { moneyText } from './money-sql.ts';
+import type { Database } from './schema.ts';
+
+export class SqlAccountsRepository implements AccountsRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async createUser(user: { id: string; name: string }, createdAt: number): Promise<void> {
+    await this.db.insertInto('users').values({ id: user.id, name: user.name, balance_nano: 0n, created_at: createdAt }).execute();
+  }
+
+  async getUser(id: string): Promise<User | undefined> {
+    const row = await this.db
+      .selectFrom('users')
+      .select(['id', 'name', moneyText('balance_nano').as('balance')])
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row && { id: row.id, name: row.name, balance: BigInt(row.balance) };
+  }
+
+  async createOrg(org: { id: string; name: string; ownerId: string; promptCaching: boolean }, createdAt: number): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('orgs')
+        .values({ id: org.id, name: org.name, owner_id: org.ownerId, balance_nano: 0n, prompt_caching: org.promptCaching ? 1 : 0, created_at: createdAt })
+        .execute();
+      await trx.insertInto('org_members').values({ org_id: org.id, user_id: org.ownerId, role: 'owner' }).execute();
+    });
+  }
+
+  async getOrg(id: string): Promise<Org | undefined> {
+    const row = await this.db
+      .selectFrom('orgs')
+      .select(['id', 'name', 'owner_id', 'prompt_caching', moneyText('balance_nano').as('balance')])
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row && { id: row.id, name: row.name, ownerId: row.owner_id, promptCaching: row.prompt_caching === 1, balance: BigInt(row.balance) };
+  }
+
+  async updateOrg(id: string, changes: { name?: string; promptCaching?: boolean }): Promise<Org | undefined> {
+    const values: { name?: string; prompt_caching?: number } = {};
+    if (changes.name !== undefined) values.name = changes.name;
+    if (changes.promptCaching !== undefined) values.prompt_caching = changes.promptCaching ? 1 : 0;
+    if (Object.keys(values).length > 0) await this.db.updateTable('orgs').set(values).where('id', '=', id).execute();
+    return this.getOrg(id);
+  }
+
+  async setMember(orgId: string, userId: string, role: Role): Promise<void> {
+    await this.db
+      .insertInto('org_members')
+      .values({ org_id: orgId, user_id: userId, role })
+      .onConflict((conflict) => conflict.columns(['org_id', 'user_id']).doUpdateSet({ role }))
+      .execute();
+  }
+
+  async getRole(orgId: string, userId: string): Promise<Role | undefined> {
+    const row = await this.db.selectFrom('org_members').select('role').where('org_id', '=', orgId).where('user_id', '=', userId).executeTakeFirst();
+    return row?.role;
+  }
+
+  async countUsers(): Promise<number> {
+    const row = await this.db.selectFrom('users').select((eb) => eb.fn.countAll<string | number>().as('count')).executeTakeFirstOrThrow();
+    return Number(row.count);
+  }
+}

@@ -1,0 +1,77 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
+import { migrationProvider } from './migrations/index.ts';
+import type { Database } from './schema.ts';
+
+export type Engine = 'sqlite' | 'postgres';
+
+export interface Storage {
+  db: Kysely<Database>;
+  engine: Engine;
+  close(): Promise<void>;
+}
+
+// pg returns int8 as text; our int8 columns other than money (read via cast to text) are millisecond times.
+pg.types.setTypeParser(20, (value) => Number(value));
+
+/**
+ * Opens `sqlite:<path>`, `sqlite::memory:` or `postgres://…[?schema=name]` and applies pending migrations.
+ * A `schema` parameter selects (and creates) a PostgreSQL schema, so test runs never see each other's data.
+ */
+export async function openStorage(url: string): Promise<Storage> {
+  const storage = url.startsWith('postgres') ? await openPostgres(url) : openSqlite(url);
+  const migrator = new Migrator({ db: storage.db, provider: migrationProvider });
+  const { error } = await migrator.migrateToLatest();
+  if (error) {
+    await storage.close();
+    throw error instanceof Error ? error : new Error(String(error));
+  }
+  return storage;
+}
+
+function openSqlite(url: string): Storage {
+  const path = url.replace(/^sqlite:/, '') || ':memory:';
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const database = new SqliteDatabase(path);
+  database.pragma('journal_mode = WAL');
+  database.pragma('synchronous = NORMAL');
+  database.pragma('foreign_keys = ON');
+  database.pragma('busy_timeout = 5000');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  return { db, engine: 'sqlite', close: () => db.destroy() };
+}
+
+async function openPostgres(url: string): Promise<Storage> {
+  const parsed = new URL(url);
+  const schema = parsed.searchParams.get('schema');
+  parsed.searchParams.delete('schema');
+  if (schema && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`invalid PostgreSQL schema name ${schema}`);
+  const connectionString = parsed.toString();
+  if (schema) {
+    const client = new pg.Client({ connectionString });
+    await client.connect();
+    try {
+      await client.query(`create schema if not exists ${schema}`);
+    } finally {
+      await client.end();
+    }
+  }
+  const pool = new pg.Pool({ connectionString, max: 10, ...(schema ? { options: `-c search_path=${schema}` } : {}) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  await sql`select 1`.execute(db);
+  return { db, engine: 'postgres', close: () => db.destroy() };
+}
+
+/** Drops a PostgreSQL schema made for a test run. */
+export async function dropPostgresSchema(url: string, schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(`drop schema if exists ${schema} cascade`);
+  } finally {
+    await client.end();
+  }
+}

@@ -1,0 +1,93 @@
+import { sql, type Kysely } from 'kysely';
+import type { AccountRef } from '../features/accounts/accounts.ts';
+import { accountKey, type LedgerEntry, type LedgerRepository } from '../features/billing/ledger.ts';
+import type { Money } from '../lib/money.ts';
+import { moneyText } from './money-sql.ts';
+import type { Database } from './schema.ts';
+
+const INSERT_CHUNK = 200;
+const tableOf = (account: AccountRef): 'users' | 'orgs' => (account.type === 'user' ? 'users' : 'orgs');
+
+export class SqlLedgerRepository implements LedgerRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async append(entries: readonly LedgerEntry[]): Promise<Map<string, Money>> {
+    const deltas = new Map<string, { account: AccountRef; delta: Money }>();
+    for (const entry of entries) {
+      const key = accountKey(entry.account);
+      const current = deltas.get(key);
+      if (current) current.delta += entry.amount;
+      else deltas.set(key, { account: entry.account, delta: entry.amount });
+    }
+    return this.db.transaction().execute(async (trx) => {
+      for (let start = 0; start < entries.length; start += INSERT_CHUNK) {
+        const rows = entries.slice(start, start + INSERT_CHUNK).map((entry) => ({
+          id: entry.id,
+          account_type: entry.account.type,
+          account_id: entry.account.id,
+          amount_nano: entry.amount,
+          kind: entry.kind,
+          request_id: entry.requestId,
+          model: entry.model,
+          description: entry.description,
+          created_at: entry.createdAt,
+        }));
+        await trx.insertInto('ledger').values(rows).execute();
+      }
+      const balances = new Map<string, Money>();
+      // A fixed order of updates keeps two processes' batches from deadlocking on PostgreSQL.
+      for (const [key, { account, delta }] of [...deltas].sort(([a], [b]) => a.localeCompare(b))) {
+        const row = await trx
+          .updateTable(tableOf(account))
+          .set({ balance_nano: sql`balance_nano + ${delta}` })
+          .where('id', '=', account.id)
+          .returning(moneyText('balance_nano').as('balance'))
+          .executeTakeFirst();
+        if (!row) throw new Error(`ledger entry for unknown account ${key}`);
+        balances.set(key, BigInt(row.balance));
+      }
+      return balances;
+    });
+  }
+
+  async balance(account: AccountRef): Promise<Money | undefined> {
+    const row = await this.db
+      .selectFrom(tableOf(account))
+      .select(moneyText('balance_nano').as('balance'))
+      .where('id', '=', account.id)
+      .executeTakeFirst();
+    return row ? BigInt(row.balance) : undefined;
+  }
+
+  async entries(account: AccountRef, limit: number): Promise<LedgerEntry[]> {
+    const rows = await this.db
+      .selectFrom('ledger')
+      .select(['id', 'kind', 'request_id', 'model', 'description', 'created_at', moneyText('amount_nano').as('amount')])
+      .where('account_type', '=', account.type)
+      .where('account_id', '=', account.id)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .execute();
+    return rows.map((row) => ({
+      id: row.id,
+      account,
+      amount: BigInt(row.amount),
+      kind: row.kind,
+      requestId: row.request_id,
+      model: row.model,
+      description: row.description,
+      createdAt: row.created_at,
+    }));
+  }
+
+  async sum(account: AccountRef): Promise<Money> {
+    const row = await this.db
+      .selectFrom('ledger')
+      .select(sql<string | null>`cast(sum(amount_nano) as text)`.as('total'))
+      .where('account_type', '=', account.type)
+      .where('account_id', '=', account.id)
+      .executeTakeFirst();
+    return BigInt(row?.total ?? '0');
+  }
+}
