@@ -1,0 +1,119 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, describe, test } from 'node:test';
+import { pino } from 'pino';
+import { BalanceBook } from '../features/billing/balance-book.ts';
+import { ManualClock } from '../lib/clock.ts';
+import { newId } from '../lib/ids.ts';
+import { SqlAccountsRepository } from './accounts-repository.ts';
+import { dropPostgresSchema, openStorage, type Storage } from './database.ts';
+import { SqlKeysRepository } from './keys-repository.ts';
+import { SqlLedgerRepository } from './ledger-repository.ts';
+
+const POSTGRES_URL = process.env.TOLLGATE_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const silent = pino({ level: 'silent' });
+
+const engines: Array<{ name: string; open(): Promise<{ url: string; storage: Storage; drop(): Promise<void> }> }> = [
+  {
+    name: 'sqlite',
+    async open() {
+      const url = 'sqlite::memory:';
+      return { url, storage: await openStorage(url), drop: async () => {} };
+    },
+  },
+  {
+    name: 'postgres',
+    async open() {
+      const schema = `tg_test_${randomBytes(6).toString('hex')}`;
+      const url = `${POSTGRES_URL}?schema=${schema}`;
+      return { url, storage: await openStorage(url), drop: () => dropPostgresSchema(POSTGRES_URL, schema) };
+    },
+  },
+];
+
+for (const engine of engines) {
+  describe(`storage on ${engine.name}`, async () => {
+    const { url, storage, drop } = await engine.open();
+    after(async () => {
+      await storage.close();
+      await drop();
+    });
+    const clock = new ManualClock();
+    const accounts = new SqlAccountsRepository(storage.db);
+    const ledger = new SqlLedgerRepository(storage.db);
+
+    test('migrations are idempotent: opening again changes nothing', async () => {
+      if (url === 'sqlite::memory:') return; // a new in-memory database each open
+      const again = await openStorage(url);
+      await again.close();
+    });
+
+    test('balances move only through the ledger and always equal its sum', async () => {
+      const id = newId('user');
+      await accounts.createUser({ id, name: 'a' }, clock.now());
+      const book = new BalanceBook(ledger, clock, 5, silent);
+      await book.recordNow({ account: { type: 'user', id }, amount: 10_000_000_000n, kind: 'credit', requestId: null, model: null, description: 'top up' });
+      for (let i = 0; i < 25; i += 1) book.record({ account: { type: 'user', id }, amount: -123_000n, kind: 'charge', requestId: `req_${i}`, model: 'm', description: 'c' });
+      assert.equal(await book.balance({ type: 'user', id }), 10_000_000_000n - 25n * 123_000n, 'applied in memory before the write');
+      await book.close();
+      assert.equal(await ledger.balance({ type: 'user', id }), 10_000_000_000n - 25n * 123_000n);
+      assert.equal(await ledger.sum({ type: 'user', id }), await ledger.balance({ type: 'user', id }));
+      const entries = await ledger.entries({ type: 'user', id }, 100);
+      assert.equal(entries.length, 26);
+      assert.equal(entries.filter((entry) => entry.kind === 'charge').length, 25);
+    });
+
+    test('amounts beyond 2^53 nano-units stay exact', async () => {
+      const id = newId('user');
+      await accounts.createUser({ id, name: 'rich' }, clock.now());
+      const huge = 9_007_199_254_740_993n * 100n;
+      await ledger.append([{ id: newId('ledger'), account: { type: 'user', id }, amount: huge, kind: 'credit', requestId: null, model: null, description: 'big', createdAt: clock.now() }]);
+      assert.equal(await ledger.balance({ type: 'user', id }), huge);
+      assert.equal((await ledger.entries({ type: 'user', id }, 1))[0]?.amount, huge);
+    });
+
+    test('two balance books on one database (two processes) never lose a charge', async () => {
+      const id = newId('user');
+      await accounts.createUser({ id, name: 'shared' }, clock.now());
+      const first = new BalanceBook(ledger, clock, 2, silent);
+      const second = new BalanceBook(new SqlLedgerRepository(storage.db), clock, 3, silent);
+      await first.recordNow({ account: { type: 'user', id }, amount: 1_000_000_000n, kind: 'credit', requestId: null, model: null, description: 'top up' });
+      const writes: Array<Promise<void>> = [];
+      for (let i = 0; i < 200; i += 1) {
+        const book = i % 2 === 0 ? first : second;
+        book.record({ account: { type: 'user', id }, amount: -1_000n, kind: 'charge', requestId: `req_${i}`, model: 'm', description: 'c' });
+        if (i % 20 === 0) writes.push(book.flush());
+      }
+      await Promise.all(writes);
+      await Promise.all([first.close(), second.close()]);
+      assert.equal(await ledger.balance({ type: 'user', id }), 1_000_000_000n - 200n * 1_000n);
+      assert.equal(await ledger.sum({ type: 'user', id }), 1_000_000_000n - 200n * 1_000n);
+    });
+
+    test('a revoked key is found no more as live, and revoking twice reports nothing', async () => {
+      const userId = newId('user');
+      await accounts.createUser({ id: userId, name: 'k' }, clock.now());
+      const keys = new SqlKeysRepository(storage.db);
+      const key = { id: newId('key'), userId, orgId: null, name: null, allowedModels: ['gpt-4o'], revokedAt: null, createdAt: clock.now() };
+      await keys.insert(key, `hash-${key.id}`, 'tg-abcd');
+      assert.deepEqual((await keys.findByHash(`hash-${key.id}`))?.allowedModels, ['gpt-4o']);
+      assert.equal(await keys.revoke(key.id, clock.now()), `hash-${key.id}`);
+      assert.equal(await keys.revoke(key.id, clock.now()), undefined);
+      assert.notEqual((await keys.findByHash(`hash-${key.id}`))?.revokedAt, null);
+    });
+
+    test('organisations keep their owner as a member and roles can change', async () => {
+      const owner = newId('user');
+      const member = newId('user');
+      await accounts.createUser({ id: owner, name: 'o' }, clock.now());
+      await accounts.createUser({ id: member, name: 'm' }, clock.now());
+      const orgId = newId('org');
+      await accounts.createOrg({ id: orgId, name: 'acme', ownerId: owner, promptCaching: false }, clock.now());
+      assert.equal(await accounts.getRole(orgId, owner), 'owner');
+      await accounts.setMember(orgId, member, 'member');
+      await accounts.setMember(orgId, member, 'admin');
+      assert.equal(await accounts.getRole(orgId, member), 'admin');
+      assert.equal((await accounts.updateOrg(orgId, { promptCaching: true }))?.promptCaching, true);
+    });
+  });
+}

@@ -1,0 +1,130 @@
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { buildApp, type App } from '../../src/app.ts';
+import { testConfig, type Config } from '../../src/config/config.ts';
+import { ManualClock } from '../../src/lib/clock.ts';
+import { createLogger, DEFAULT_CATALOG, readCatalogFile } from '../../src/runtime.ts';
+import { LocalChangeBus, RedisChangeBus, type ChangeBus } from '../../src/storage/change-bus.ts';
+import { dropPostgresSchema, openStorage, type Storage } from '../../src/storage/database.ts';
+import { startSimulator, type Simulator } from '../../simulator/server.ts';
+
+/** The PostgreSQL every test suite may use (CI and the dev machines have it). */
+export const POSTGRES_URL = process.env.TOLLGATE_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+export const REDIS_URL = process.env.TOLLGATE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+export interface TestGatewayOptions {
+  /** `sqlite` (in memory, default) or `postgres` (a fresh schema, dropped at close), or an explicit URL to share. */
+  database?: 'sqlite' | 'postgres' | { url: string };
+  clock?: ManualClock;
+  simulator?: Simulator;
+  redis?: boolean;
+  config?: Partial<Config>;
+}
+
+export interface TestGateway {
+  url: string;
+  /** OpenAI SDK base URL. */
+  openAiBaseUrl: string;
+  app: App;
+  storage: Storage;
+  simulator: Simulator;
+  clock: ManualClock;
+  adminToken: string;
+  databaseUrl: string;
+  /** Calls the admin API; returns status and parsed body. */
+  admin<T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
+  /** A user with a balance and one key (optionally bound to an org or limited to some models). */
+  fundedKey(options?: { balance?: string; orgId?: string; userId?: string; allowedModels?: string[] | null }): Promise<{ key: string; keyId: string; userId: string }>;
+  /** The stored balance of a user or org, as decimal text (after pending ledger writes). */
+  balance(account: { userId?: string; orgId?: string }): Promise<string>;
+  close(): Promise<void>;
+}
+
+export const uniqueSchema = (): string => `tg_test_${randomBytes(6).toString('hex')}`;
+
+export async function startTestGateway(options: TestGatewayOptions = {}): Promise<TestGateway> {
+  const ownSimulator = options.simulator === undefined;
+  const simulator = options.simulator ?? (await startSimulator());
+  let schema: string | undefined;
+  let databaseUrl = 'sqlite::memory:';
+  if (options.database === 'postgres') {
+    schema = uniqueSchema();
+    databaseUrl = `${POSTGRES_URL}?schema=${schema}`;
+  } else if (typeof options.database === 'object') {
+    databaseUrl = options.database.url;
+  }
+  const config = testConfig({ databaseUrl, ...options.config });
+  const storage = await openStorage(databaseUrl);
+  const clock = options.clock ?? new ManualClock(Date.parse('2026-11-01T00:00:00Z'));
+  const bus: ChangeBus = options.redis ? await RedisChangeBus.connect(REDIS_URL, `tg_test_${randomBytes(4).toString('hex')}:`) : new LocalChangeBus();
+  const adminToken = `admin-${randomBytes(16).toString('hex')}`;
+  const app = await buildApp({
+    config,
+    storage,
+    clock,
+    bus,
+    logger: createLogger(config),
+    adminToken,
+    defaultProviders: [
+      { id: 'openai', type: 'openai', baseUrl: `${simulator.url}/v1`, apiKey: 'sim-openai' },
+      { id: 'anthropic', type: 'anthropic', baseUrl: simulator.url, apiKey: 'sim-anthropic' },
+    ],
+  });
+  if (await app.services.catalog.isEmpty()) await app.services.catalog.importModels(readCatalogFile(DEFAULT_CATALOG));
+  await app.server.listen({ host: '127.0.0.1', port: 0 });
+  const url = `http://127.0.0.1:${(app.server.server.address() as AddressInfo).port}`;
+
+  const admin = async <T,>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> => {
+    const response = await fetch(`${url}/admin/v1${path}`, {
+      method,
+      headers: { authorization: `Bearer ${adminToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: response.status, body: (await response.json()) as T };
+  };
+
+  const gateway: TestGateway = {
+    url,
+    openAiBaseUrl: `${url}/v1`,
+    app,
+    storage,
+    simulator,
+    clock,
+    adminToken,
+    databaseUrl,
+    admin,
+    async fundedKey(input = {}) {
+      let userId = input.userId;
+      if (!userId) {
+        const user = await admin<{ id: string }>('POST', '/users', { name: 'test user', balance: input.balance ?? '10.00' });
+        if (user.status !== 200) throw new Error(`creating a user failed: ${JSON.stringify(user.body)}`);
+        userId = user.body.id;
+      }
+      const created = await admin<{ id: string; key: string }>('POST', '/keys', { userId, orgId: input.orgId ?? null, allowedModels: input.allowedModels ?? null });
+      if (created.status !== 200) throw new Error(`creating a key failed: ${JSON.stringify(created.body)}`);
+      return { key: created.body.key, keyId: created.body.id, userId };
+    },
+    async balance(account) {
+      const query = account.userId ? `userId=${account.userId}` : `orgId=${account.orgId}`;
+      const response = await admin<{ balance: string }>('GET', `/balance?${query}`);
+      if (response.status !== 200) throw new Error(`reading a balance failed: ${JSON.stringify(response.body)}`);
+      return response.body.balance;
+    },
+    async close() {
+      await app.close();
+      await bus.close();
+      await storage.close();
+      if (schema) await dropPostgresSchema(POSTGRES_URL, schema);
+      if (ownSimulator) await simulator.close();
+    },
+  };
+  return gateway;
+}
+
+/** Decimal text → integer micro-units, for exact comparisons of money in tests. */
+export function micros(text: string | number): bigint {
+  const value = typeof text === 'number' ? text.toFixed(6) : text;
+  const [whole = '0', fraction = ''] = value.replace('-', '').split('.');
+  const amount = BigInt(whole) * 1_000_000n + BigInt(fraction.padEnd(6, '0').slice(0, 6));
+  return value.startsWith('-') ? -amount : amount;
+}
