@@ -1,0 +1,138 @@
+import { Command, InvalidArgumentError } from 'commander';
+import { createServices, type Services } from './app.ts';
+import { loadConfig } from './config/config.ts';
+import { formatMoney, parseMoney, type Money } from './lib/money.ts';
+import { serve } from './main.ts';
+import { DEFAULT_CATALOG, openRuntime, readCatalogFile } from './runtime.ts';
+import { openStorage } from './storage/database.ts';
+
+const money = (text: string): Money => {
+  const amount = parseMoney(text);
+  if (amount === undefined) throw new InvalidArgumentError('must be a decimal number, e.g. 10.00');
+  return amount;
+};
+
+const print = (value: unknown): void => console.log(JSON.stringify(value, null, 2));
+
+/** Runs one operation against the configured database with the same services the gateway uses. */
+async function withServices(action: (services: Services) => Promise<void>): Promise<void> {
+  const config = loadConfig();
+  const runtime = await openRuntime(config, { useSimulator: false });
+  const services = createServices(runtime.dependencies);
+  try {
+    await services.catalog.reload();
+    await action(services);
+  } finally {
+    await services.book.close();
+    await services.http.close();
+    await runtime.close();
+  }
+}
+
+const program = new Command('tollgate').description('Tollgate, a self-hosted gateway to hosted AI models').showHelpAfterError();
+
+program.command('serve').description('start the gateway (HOST, PORT, DATABASE_URL, … from the environment)').action(serve);
+
+program
+  .command('migrate')
+  .description('apply pending database migrations and exit')
+  .action(async () => {
+    const storage = await openStorage(loadConfig().databaseUrl);
+    await storage.close();
+    console.log('migrations applied');
+  });
+
+const users = program.command('users').description('users');
+users
+  .command('create')
+  .requiredOption('--name <name>', 'display name')
+  .option('--balance <amount>', 'initial balance', money)
+  .action((options: { name: string; balance?: Money }) =>
+    withServices(async (services) => {
+      const user = await services.accounts.createUser(options.name, options.balance ?? 0n);
+      print({ id: user.id, name: user.name, balance: formatMoney(user.balance) });
+    }),
+  );
+
+const orgs = program.command('orgs').description('organisations');
+orgs
+  .command('create')
+  .requiredOption('--name <name>', 'display name')
+  .requiredOption('--owner <userId>', 'owner user id')
+  .option('--balance <amount>', 'initial balance', money)
+  .option('--prompt-caching', 'enable prompt caching for business keys', false)
+  .action((options: { name: string; owner: string; balance?: Money; promptCaching: boolean }) =>
+    withServices(async (services) => {
+      const org = await services.accounts.createOrg({ name: options.name, ownerId: options.owner, balance: options.balance ?? 0n, promptCaching: options.promptCaching });
+      print({ id: org.id, name: org.name, balance: formatMoney(org.balance), promptCaching: org.promptCaching });
+    }),
+  );
+
+const keys = program.command('keys').description('API keys');
+keys
+  .command('create')
+  .requiredOption('--user <userId>', 'owner user id')
+  .option('--org <orgId>', 'bind to an organisation (a business key)')
+  .option('--name <name>', 'label')
+  .option('--allow <models>', 'comma-separated allowed model ids', (text: string) => text.split(',').map((id) => id.trim()).filter(Boolean))
+  .action((options: { user: string; org?: string; name?: string; allow?: string[] }) =>
+    withServices(async (services) => {
+      const { key, text } = await services.keys.create({ userId: options.user, orgId: options.org ?? null, name: options.name ?? null, allowedModels: options.allow ?? null });
+      print({ id: key.id, key: text, userId: key.userId, orgId: key.orgId, allowedModels: key.allowedModels });
+    }),
+  );
+keys
+  .command('revoke <keyId>')
+  .action((keyId: string) =>
+    withServices(async (services) => {
+      if (!(await services.keys.revoke(keyId))) throw new Error(`no live key ${keyId}`);
+      print({ ok: true });
+    }),
+  );
+
+program
+  .command('balance')
+  .description('balances')
+  .command('credit')
+  .option('--user <userId>')
+  .option('--org <orgId>')
+  .requiredOption('--amount <amount>', 'amount to add (negative debits)', money)
+  .action((options: { user?: string; org?: string; amount: Money }) =>
+    withServices(async (services) => {
+      if (!options.user === !options.org) throw new Error('give exactly one of --user and --org');
+      const account = options.user ? { type: 'user' as const, id: options.user } : { type: 'org' as const, id: options.org! };
+      print({ balance: formatMoney(await services.accounts.adjust(account, options.amount, 'cli credit')) });
+    }),
+  );
+
+program
+  .command('models')
+  .description('the model catalog')
+  .command('import [file]')
+  .description(`import models from a JSON catalog (default ${DEFAULT_CATALOG})`)
+  .action((file: string | undefined) =>
+    withServices(async (services) => {
+      print({ imported: await services.catalog.importModels(readCatalogFile(file ?? DEFAULT_CATALOG)) });
+    }),
+  );
+
+program
+  .command('simulate')
+  .description('run the vendor simulator (OpenAI and Anthropic formats)')
+  .option('--host <host>', 'address', '127.0.0.1')
+  .option('--port <port>', 'port', (text: string) => Number.parseInt(text, 10), 9090)
+  .option('--latency-ms <ms>', 'delay before each response head', (text: string) => Number.parseInt(text, 10), 0)
+  .option('--chunk-delay-ms <ms>', 'delay between stream chunks', (text: string) => Number.parseInt(text, 10), 0)
+  .action(async (options: { host: string; port: number; latencyMs: number; chunkDelayMs: number }) => {
+    const { startSimulator } = await import('../simulator/server.ts');
+    const simulator = await startSimulator({ host: options.host, port: options.port, latencyMs: options.latencyMs, chunkDelayMs: options.chunkDelayMs });
+    console.log(`simulator listening on ${simulator.url}`);
+    const stop = (): void => void simulator.close().then(() => process.exit(0));
+    process.on('SIGTERM', stop);
+    process.on('SIGINT', stop);
+  });
+
+program.parseAsync(process.argv).catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});
