@@ -39,6 +39,7 @@ export function parseMessagesRequest(body: unknown, countTokens: boolean): Messa
   }
   if (body.messages === undefined) return 'messages: Field required';
   if (!Array.isArray(body.messages)) return 'messages: Input should be a valid list';
+  if (body.messages.length === 0) return 'messages: List should have at least 1 item after validation, not 0';
   const messageError = checkMessages(body.messages);
   if (messageError !== undefined) return messageError;
   const otherError = checkMetadata(body) ?? checkSystem(body.system) ?? checkThinking(body, maxTokens) ?? checkBreakpoints(body);

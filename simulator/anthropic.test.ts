@@ -81,6 +81,28 @@ describe('messages', () => {
     assert.deepEqual(final.usage, plain.usage);
   });
 
+  it('fills structured output from the schema and hides omitted thinking', async () => {
+    const structured = await client.messages.create({
+      model,
+      max_tokens: 100,
+      output_config: { format: { type: 'json_schema', schema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] } } },
+      messages: [{ role: 'user', content: 'json please' }],
+    });
+    assert.equal(structured.content[0]?.type === 'text' ? structured.content[0].text : '', '{"ok":true}');
+    const omitted = await client.messages.create({ model, max_tokens: 100, thinking: { type: 'adaptive', display: 'omitted' }, messages: [{ role: 'user', content: 'Think!' }] });
+    const thinking = omitted.content[0];
+    assert.ok(thinking?.type === 'thinking');
+    assert.equal(thinking.thinking, '');
+    assert.ok(thinking.signature.length > 0);
+    assert.equal(omitted.usage.output_tokens, countTokens(thinkingText('Think!')) + 16);
+  });
+
+  it('lists models in the Anthropic shape', async () => {
+    const page = await client.models.list();
+    assert.ok(page.data.length > 0);
+    assert.equal(page.data[0]?.type, 'model');
+  });
+
   it('answers with tool_use built from the schema, then text after a tool_result', async () => {
     const plain = await client.messages.create({ model, max_tokens: 100, tools: [weatherTool], messages: [{ role: 'user', content: 'Weather in Paris?' }] });
     assert.equal(plain.stop_reason, 'tool_use');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import OpenAI from 'openai';
+import OpenAI, { toFile } from 'openai';
 import {
   countTokens,
   embeddingVector,
@@ -228,6 +228,21 @@ describe('embeddings, moderations, models', () => {
     const legacy = await client.moderations.create({ model: 'text-moderation-latest', input: 'murder' });
     assert.equal(Object.keys(legacy.results[0]?.categories ?? {}).length, 11);
     assert.equal(legacy.results[0]?.flagged, true);
+  });
+
+  it('generates images and transcribes audio', async () => {
+    const image = await client.images.generate({ model: 'gpt-image-1', prompt: 'a cat', n: 2 });
+    assert.equal(image.data?.length, 2);
+    assert.ok(image.data?.[0]?.b64_json);
+    assert.deepEqual(image.usage, { input_tokens: countTokens('a cat'), output_tokens: 2112, total_tokens: countTokens('a cat') + 2112, input_tokens_details: { text_tokens: countTokens('a cat'), image_tokens: 0 } });
+    const dalle = await client.images.generate({ model: 'dall-e-3', prompt: 'a dog' });
+    assert.match(dalle.data?.[0]?.url ?? '', /^https:/);
+    const file = await toFile(Buffer.alloc(32_000, 1), 'speech.wav', { type: 'audio/wav' });
+    const transcription = await client.audio.transcriptions.create({ model: 'whisper-1', file });
+    assert.equal(transcription.text, 'Simulated transcription of 32000 bytes of audio.');
+    const text = await client.audio.transcriptions.create({ model: 'gpt-4o-transcribe', file: await toFile(Buffer.alloc(10), 'a.wav'), response_format: 'text' });
+    assert.equal(String(text).trim(), 'Simulated transcription of 10 bytes of audio.');
+    await assert.rejects(client.audio.transcriptions.create({ model: 'missing-whisper', file: await toFile(Buffer.alloc(10), 'a.wav') }), OpenAI.NotFoundError);
   });
 
   it('lists models', async () => {

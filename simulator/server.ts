@@ -31,12 +31,19 @@ import {
 } from './vendor-errors.ts';
 
 export type { Fault, RecordedRequest, Simulator, SimulatorOptions } from './types.ts';
-export { countTokens, IMAGE_TOKENS, replyText, toolResultReplyText, thinkingText, finishText, truncateToTokens, splitIntoChunks } from './text.ts';
+// The deterministic rules, for tests that compute expected replies and usage.
+export {
+  countTokens, ECHO_MARKER, FILLER_WORDS, finishText, IMAGE_TOKENS, padToTokens, replyText, splitIntoChunks,
+  thinkingText, toolResultReplyText, truncateToTokens,
+} from './text.ts';
 export { sampleFromSchema } from './json-sample.ts';
-export { openAiPromptTokens, openAiMessageTokens } from './openai-chat-prompt.ts';
-export { anthropicPromptTokens, anthropicBlockTokens } from './anthropic-prompt.ts';
-export { embeddingVector, defaultEmbeddingDimensions } from './openai-embeddings.ts';
-export { moderationScore, moderationCategories } from './openai-moderations.ts';
+export { OPENAI_CACHE_BLOCK_TOKENS, OPENAI_CACHE_MIN_PROMPT_TOKENS, openAiMessageTokens, openAiPromptTokens } from './openai-chat-prompt.ts';
+export { anthropicBlockTokens, anthropicPromptParts, anthropicPromptTokens } from './anthropic-prompt.ts';
+export { thinkingSignature } from './anthropic-reply.ts';
+export { defaultEmbeddingDimensions, embeddingVector, encodeBase64 } from './openai-embeddings.ts';
+export { LEGACY_MODERATION_CATEGORIES, moderationCategories, moderationScore, OMNI_MODERATION_CATEGORIES, TRIGGERED_SCORE } from './openai-moderations.ts';
+export { IMAGE_OUTPUT_TOKENS, PIXEL_PNG_BASE64 } from './openai-images.ts';
+export { transcriptionText } from './openai-transcriptions.ts';
 
 export const DEFAULT_OPTIONS: Required<SimulatorOptions> = {
   host: '127.0.0.1',
@@ -139,8 +146,8 @@ class SimulatorServer implements SimulatorState {
     const method = request.method ?? 'GET';
     const bodyBytes = await readBody(request);
     const isMultipart = (request.headers['content-type'] ?? '').startsWith('multipart/');
-    const bodyText = isMultipart ? '' : bodyBytes.toString('utf8');
-    const parsed = parseJson(bodyText);
+    const bodyText = bodyBytes.toString('utf8');
+    const parsed = isMultipart ? { ok: true as const, value: undefined } : parseJson(bodyText);
     const json = parsed.ok ? parsed.value : undefined;
     if (path.startsWith('/_sim/')) return handleControl(this, method, path, json, response);
     this.recorder.add({ method, path, headers: flattenHeaders(request.headers), body: bodyText, json, at: Date.now() });

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import { pino } from 'pino';
 import { buildApp, type App } from '../../src/app.ts';
 import { testConfig, type Config } from '../../src/config/config.ts';
 import { ManualClock } from '../../src/lib/clock.ts';
@@ -18,7 +19,11 @@ export interface TestGatewayOptions {
   clock?: ManualClock;
   simulator?: Simulator;
   redis?: boolean;
+  /** Redis key prefix; gateways sharing one database must share it. Default: a fresh one. */
+  redisPrefix?: string;
   config?: Partial<Config>;
+  /** Keep every log line (debug level) in `logLines`. */
+  captureLogs?: boolean;
 }
 
 export interface TestGateway {
@@ -31,6 +36,7 @@ export interface TestGateway {
   clock: ManualClock;
   adminToken: string;
   databaseUrl: string;
+  logLines: string[];
   /** Calls the admin API; returns status and parsed body. */
   admin<T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
   /** A user with a balance and one key (optionally bound to an org or limited to some models). */
@@ -56,14 +62,18 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   const config = testConfig({ databaseUrl, ...options.config });
   const storage = await openStorage(databaseUrl);
   const clock = options.clock ?? new ManualClock(Date.parse('2026-11-01T00:00:00Z'));
-  const bus: ChangeBus = options.redis ? await RedisChangeBus.connect(REDIS_URL, `tg_test_${randomBytes(4).toString('hex')}:`) : new LocalChangeBus();
+  const bus: ChangeBus = options.redis ? await RedisChangeBus.connect(REDIS_URL, options.redisPrefix ?? `tg_test_${randomBytes(4).toString('hex')}:`) : new LocalChangeBus();
   const adminToken = `admin-${randomBytes(16).toString('hex')}`;
+  const logLines: string[] = [];
+  const logger = options.captureLogs
+    ? pino({ level: 'debug' }, { write: (line: string) => void logLines.push(line) })
+    : createLogger(config);
   const app = await buildApp({
     config,
     storage,
     clock,
     bus,
-    logger: createLogger(config),
+    logger,
     adminToken,
     defaultProviders: [
       { id: 'openai', type: 'openai', baseUrl: `${simulator.url}/v1`, apiKey: 'sim-openai' },
@@ -92,6 +102,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     clock,
     adminToken,
     databaseUrl,
+    logLines,
     admin,
     async fundedKey(input = {}) {
       let userId = input.userId;
