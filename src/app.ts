@@ -7,6 +7,7 @@ import { CatalogService } from './features/catalog/catalog-service.ts';
 import type { ProviderRecord } from './features/catalog/catalog.ts';
 import { ChatCompletionsService } from './features/inference/chat-completions.ts';
 import { EmbeddingsService } from './features/inference/embeddings.ts';
+import { MessagesService } from './features/inference/messages.ts';
 import { ModerationsService } from './features/inference/moderations.ts';
 import { KeysService } from './features/keys/keys-service.ts';
 import { registerAuth } from './http/plugins/auth.ts';
@@ -16,6 +17,7 @@ import { registerAdminRoutes } from './http/routes/admin/index.ts';
 import { registerChatCompletionsRoute } from './http/routes/chat-completions.ts';
 import { registerEmbeddingsRoute } from './http/routes/embeddings.ts';
 import { registerHealthRoutes } from './http/routes/health.ts';
+import { registerMessagesRoutes } from './http/routes/messages.ts';
 import { registerModelsRoute } from './http/routes/models.ts';
 import { registerModerationsRoute } from './http/routes/moderations.ts';
 import type { Clock } from './lib/clock.ts';
@@ -37,6 +39,8 @@ export interface AppDependencies {
   bus: ChangeBus;
   logger: Logger;
   adminToken: string;
+  /** Secret of the keyed hashes the gateway derives (metadata.user_id on the messages endpoint). */
+  hashSecret: string;
   /** The default providers (`openai`, `anthropic`) from the environment or the built-in simulator. */
   defaultProviders: readonly ProviderRecord[];
 }
@@ -50,6 +54,7 @@ export interface Services {
   chat: ChatCompletionsService;
   embeddings: EmbeddingsService;
   moderations: ModerationsService;
+  messages: MessagesService;
   metrics: Metrics;
   http: HttpClient;
   clock: Clock;
@@ -72,8 +77,9 @@ export function createServices(dependencies: AppDependencies): Services {
   const http = new HttpClient(config.upstreamTimeoutMs);
   const providers = new ProviderRegistry(dependencies.defaultProviders, catalog, http);
   const callDependencies = { metrics, catalog, providers, book, clock };
+  const accounts = new AccountsService(new SqlAccountsRepository(storage.db), ledger, book, clock, bus);
   return {
-    accounts: new AccountsService(new SqlAccountsRepository(storage.db), ledger, book, clock),
+    accounts,
     keys: new KeysService(new SqlKeysRepository(storage.db), bus, clock),
     catalog,
     providers,
@@ -81,6 +87,7 @@ export function createServices(dependencies: AppDependencies): Services {
     chat: new ChatCompletionsService(callDependencies),
     embeddings: new EmbeddingsService(callDependencies),
     moderations: new ModerationsService(callDependencies),
+    messages: new MessagesService(callDependencies, accounts, dependencies.hashSecret),
     metrics,
     http,
     clock,
@@ -110,6 +117,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<App> {
   registerChatCompletionsRoute(server, services);
   registerEmbeddingsRoute(server, services);
   registerModerationsRoute(server, services);
+  registerMessagesRoutes(server, services);
   registerAdminRoutes(server, services);
   await server.ready();
 

@@ -38,6 +38,7 @@ export async function openRuntime(config: Readonly<Config>, options: { clock?: C
   const bus: ChangeBus = config.redisUrl ? await RedisChangeBus.connect(config.redisUrl, config.redisPrefix) : new LocalChangeBus();
   const settings = new SqlSettingsRepository(storage.db);
   const adminToken = config.adminToken ?? (await settings.getOrSet('admin_token', `tga-${randomBase62(40)}`));
+  const hashSecret = config.hashSecret ?? (await settings.getOrSet('hash_secret', randomBase62(48)));
 
   let simulatorUrl: string | undefined;
   let closeSimulator: (() => Promise<void>) | undefined;
@@ -55,7 +56,7 @@ export async function openRuntime(config: Readonly<Config>, options: { clock?: C
   ];
 
   return {
-    dependencies: { config, storage, clock: options.clock ?? systemClock, bus, logger, adminToken, defaultProviders },
+    dependencies: { config, storage, clock: options.clock ?? systemClock, bus, logger, adminToken, hashSecret, defaultProviders },
     simulatorUrl,
     async close() {
       await bus.close();

@@ -1,6 +1,7 @@
 import { GatewayError } from '../core/errors.ts';
 import type { CatalogService } from '../features/catalog/catalog-service.ts';
 import type { ProviderRecord } from '../features/catalog/catalog.ts';
+import { AnthropicPassthrough } from './anthropic/anthropic-passthrough.ts';
 import type { HttpClient } from './http-client.ts';
 import { OpenAiProvider } from './openai/openai-provider.ts';
 import type { Provider } from './provider.ts';
@@ -16,6 +17,8 @@ const defaultFactory: ProviderFactory = (record, http) =>
  */
 export class ProviderRegistry {
   private providers = new Map<string, Provider>();
+  private passthroughs = new WeakMap<ProviderRecord, AnthropicPassthrough>();
+  private recordsById = new Map<string, ProviderRecord>();
   private readonly factories: ProviderFactory[] = [defaultFactory];
 
   constructor(
@@ -33,6 +36,18 @@ export class ProviderRegistry {
     this.rebuild();
   }
 
+  /** The Messages pass-through client of an `anthropic`-type provider. */
+  passthrough(id: string): AnthropicPassthrough {
+    const record = this.recordsById.get(id);
+    if (!record || record.type !== 'anthropic') throw new GatewayError('upstream_error', `No Anthropic-format provider '${id}' is configured for this model.`);
+    let client = this.passthroughs.get(record);
+    if (!client) {
+      client = new AnthropicPassthrough(record.id, { baseUrl: record.baseUrl, apiKey: record.apiKey }, this.http);
+      this.passthroughs.set(record, client);
+    }
+    return client;
+  }
+
   get(id: string): Provider {
     const provider = this.providers.get(id);
     if (!provider) throw new GatewayError('upstream_error', `No provider '${id}' is configured for this model.`);
@@ -46,6 +61,7 @@ export class ProviderRegistry {
   }
 
   private rebuild(): void {
+    this.recordsById = new Map(this.records().map((record) => [record.id, record]));
     const next = new Map<string, Provider>();
     for (const record of this.records()) {
       for (const factory of this.factories) {

@@ -75,6 +75,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     bus,
     logger,
     adminToken,
+    hashSecret: 'test-hash-secret',
     defaultProviders: [
       { id: 'openai', type: 'openai', baseUrl: `${simulator.url}/v1`, apiKey: 'sim-openai' },
       { id: 'anthropic', type: 'anthropic', baseUrl: simulator.url, apiKey: 'sim-anthropic' },

@@ -2,18 +2,39 @@ import { GatewayError } from '../../core/errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
 import type { Money } from '../../lib/money.ts';
+import type { ChangeBus } from '../../storage/change-bus.ts';
 import type { BalanceBook } from '../billing/balance-book.ts';
 import type { LedgerEntry, LedgerRepository } from '../billing/ledger.ts';
 import type { AccountRef, AccountsRepository, Org, Role, User } from './accounts.ts';
 
 /** Users, organisations, memberships and balance movements made by operators (admin API and CLI). */
 export class AccountsService {
+  /** Organisation settings read on the request path (prompt caching), kept in memory and dropped on change. */
+  private readonly orgCache = new Map<string, Org | null>();
+
   constructor(
     private readonly repository: AccountsRepository,
     private readonly ledger: LedgerRepository,
     private readonly book: BalanceBook,
     private readonly clock: Clock,
-  ) {}
+    private readonly bus: ChangeBus,
+  ) {
+    bus.subscribe((topic, id) => {
+      if (topic !== 'orgs') return;
+      if (id) this.orgCache.delete(id);
+      else this.orgCache.clear();
+    });
+  }
+
+  /** Whether a business key of this org may use prompt caching (SPEC 4.2: off until an owner or admin turns it on). */
+  async promptCaching(orgId: string): Promise<boolean> {
+    let org = this.orgCache.get(orgId);
+    if (org === undefined) {
+      org = (await this.repository.getOrg(orgId)) ?? null;
+      this.orgCache.set(orgId, org);
+    }
+    return org?.promptCaching ?? false;
+  }
 
   async createUser(name: string, balance: Money = 0n): Promise<User> {
     const id = newId('user');
@@ -41,6 +62,7 @@ export class AccountsService {
   async updateOrg(id: string, changes: { name?: string; promptCaching?: boolean }): Promise<Org> {
     const org = await this.repository.updateOrg(id, changes);
     if (!org) throw new GatewayError('not_found', `Organization '${id}' does not exist.`);
+    await this.bus.publish('orgs', id);
     return org;
   }
 

@@ -20,9 +20,13 @@ export interface Caller {
 export interface ModelCall {
   caller: Caller;
   resolution: Resolution;
+  /** The canonical-format adapter of the serving model's provider. */
   provider: Provider;
   payer: AccountRef;
 }
+
+/** A call authorised and priced but not bound to an adapter (the pass-through endpoint sends its own bytes). */
+export type AuthorisedCall = Omit<ModelCall, 'provider'>;
 
 export interface ModelCallDependencies {
   metrics: Metrics;
@@ -52,18 +56,28 @@ export async function prepareModelCall(
   caller: Caller,
   input: { model: string; endpoint: ModelEndpoint; kinds: readonly ModelKind[]; useWalletBalance: boolean },
 ): Promise<ModelCall> {
+  const call = await authoriseModelCall(dependencies, caller, input);
+  return { ...call, provider: dependencies.providers.get(call.resolution.served.provider) };
+}
+
+/** The checks of `prepareModelCall` without choosing an adapter. */
+export async function authoriseModelCall(
+  dependencies: ModelCallDependencies,
+  caller: Caller,
+  input: { model: string; endpoint: ModelEndpoint; kinds: readonly ModelKind[]; useWalletBalance: boolean; checkBalance?: boolean },
+): Promise<AuthorisedCall> {
   if (!dependencies.catalog.get(input.model)) throw modelNotFound(input.model);
   checkModelAllowed(caller.key, input.model);
   const resolution = resolveModel(dependencies.catalog, input.model, input.endpoint, input.kinds, dependencies.clock.now());
   const payer = payerOf(caller.key, input.useWalletBalance);
-  if (!(await dependencies.book.isPositive(payer))) {
+  if (input.checkBalance !== false && !(await dependencies.book.isPositive(payer))) {
     throw new GatewayError('insufficient_balance', payer.type === 'org' ? 'Organization balance is too low to use API' : 'Balance is too low to use API');
   }
-  return { caller, resolution, provider: dependencies.providers.get(resolution.served.provider), payer };
+  return { caller, resolution, payer };
 }
 
 /** Books the charge of a finished call (no ledger entry for a zero amount) and counts its tokens. */
-export function chargeCall(dependencies: ModelCallDependencies, call: ModelCall, cost: Cost, usage: TokenUsage, description: string): void {
+export function chargeCall(dependencies: ModelCallDependencies, call: AuthorisedCall, cost: Cost, usage: TokenUsage, description: string): void {
   const model = call.resolution.billed.id;
   const input = usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens + usage.cacheWrite1hTokens;
   if (input > 0) dependencies.metrics.tokens.inc({ model, direction: 'input' }, input);

@@ -21,3 +21,20 @@ export function tokenUsageFromChat(usage: ChatUsage | JsonObject | null | undefi
     cacheWrite1hTokens: cacheWrite1h,
   };
 }
+
+/**
+ * Reads Anthropic usage (`message_start.message.usage` merged with the cumulative `message_delta.usage`): `input_tokens`
+ * excludes cached tokens; writes are split by lifetime when the vendor says so (`cache_creation.ephemeral_*`).
+ */
+export function tokenUsageFromAnthropic(usage: JsonObject | null | undefined): TokenUsage {
+  const creation = (usage?.cache_creation ?? null) as JsonObject | null;
+  const written = count(usage?.cache_creation_input_tokens);
+  const written1h = creation ? count(creation.ephemeral_1h_input_tokens) : 0;
+  return {
+    inputTokens: count(usage?.input_tokens),
+    outputTokens: count(usage?.output_tokens),
+    cacheReadTokens: count(usage?.cache_read_input_tokens),
+    cacheWriteTokens: Math.max(0, written - written1h),
+    cacheWrite1hTokens: written1h,
+  };
+}

@@ -42,7 +42,8 @@ export function toCatalogueError(error: unknown, passthrough: boolean): GatewayE
 
 /** Sends an error in the route's shape, with the request id; a vendor body passed through stays the vendor's bytes. */
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: GatewayError): FastifyReply {
-  const shape: ErrorShape = request.routeOptions.config?.errorShape ?? 'A';
+  // SPEC §5/§7: a missing or bad key is answered in shape A on every endpoint, the messages endpoint included.
+  const shape: ErrorShape = error.code === 'unauthorized' ? 'A' : (request.routeOptions.config?.errorShape ?? 'A');
   if (error.passthrough) {
     return reply.code(error.passthrough.status).type(error.passthrough.contentType).send(error.passthrough.body);
   }

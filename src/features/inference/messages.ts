@@ -1,0 +1,128 @@
+import type { JsonObject } from '../../core/chat-types.ts';
+import { GatewayError, modelDeprecated } from '../../core/errors.ts';
+import {
+  ONE_MILLION_BETA,
+  rewriteBetas,
+  rewriteMessagesRequest,
+  splitModelId,
+  type MessagesRequest,
+} from '../../dialects/anthropic/messages-request.ts';
+import { estimateTokens, textOf } from '../../lib/token-estimate.ts';
+import type { AnthropicPassthrough } from '../../providers/anthropic/anthropic-passthrough.ts';
+import type { UpstreamResponse } from '../../providers/http-client.ts';
+import type { AccountsService } from '../accounts/accounts-service.ts';
+import { priceUsage, type Cost } from '../billing/pricing.ts';
+import { modelNotFound } from '../catalog/retirement.ts';
+import { authoriseModelCall, chargeCall, type AuthorisedCall, type Caller, type ModelCallDependencies } from './model-call.ts';
+import { tokenUsageFromAnthropic } from './usage.ts';
+
+export interface MessagesHeaders {
+  version: string | undefined;
+  /** Every `anthropic-beta` / `partner-beta` value the client sent. */
+  betas: ReadonlyArray<string | undefined>;
+}
+
+/** A Messages call ready to forward: the rewritten body, the headers for the vendor, who pays. */
+export interface PreparedMessages {
+  call: AuthorisedCall;
+  client: AnthropicPassthrough;
+  body: string;
+  upstream: JsonObject;
+  betas: string[];
+  version: string | undefined;
+}
+
+const ANTHROPIC_FAMILY = 'anthropic';
+
+/**
+ * POST /v1/messages and /v1/messages/count_tokens: the vendor's own format passed through with SPEC 4.2's rewrites.
+ * Model checks answer in the vendor's error shape (B); billing reads the vendor's usage (stream: message_start plus the
+ * cumulative message_delta, counted once).
+ */
+export class MessagesService {
+  constructor(
+    private readonly dependencies: ModelCallDependencies,
+    private readonly accounts: AccountsService,
+    private readonly hashSecret: string,
+  ) {}
+
+  async prepare(caller: Caller, request: MessagesRequest, headers: MessagesHeaders, endpoint: 'messages' | 'messages.count_tokens'): Promise<PreparedMessages> {
+    const { id, oneMillion } = splitModelId(request.model);
+    const model = this.dependencies.catalog.get(id);
+    if (!model || model.kind !== 'chat') throw modelNotFound(id);
+    if (model.family !== ANTHROPIC_FAMILY) {
+      throw new GatewayError('model_not_found', `model: '${id}' is not a model of this API's family; use /v1/chat/completions for it.`, { param: 'model' });
+    }
+    const call = await authoriseModelCall(this.dependencies, caller, {
+      model: id,
+      endpoint,
+      kinds: ['chat'],
+      useWalletBalance: false,
+      checkBalance: endpoint === 'messages',
+    });
+    const served = call.resolution.served;
+    if (served.family !== ANTHROPIC_FAMILY) throw modelDeprecated(id, new Date(model.retiresAt ?? 0).toISOString());
+    const promptCaching = caller.key.orgId === null || (await this.accounts.promptCaching(caller.key.orgId));
+    const upstream = rewriteMessagesRequest(request, {
+      upstreamModel: served.upstreamModel,
+      smallTier: served.tier === 'small',
+      promptCaching,
+      hashSecret: this.hashSecret,
+    });
+    return {
+      call,
+      client: this.dependencies.providers.passthrough(served.provider),
+      body: JSON.stringify(upstream),
+      upstream,
+      betas: rewriteBetas(headers.betas, oneMillion ? [ONE_MILLION_BETA] : []),
+      version: headers.version,
+    };
+  }
+
+  private send(prepared: PreparedMessages, path: '/v1/messages' | '/v1/messages/count_tokens', signal: AbortSignal | undefined, stream: boolean): Promise<UpstreamResponse> {
+    return prepared.client.send(
+      path,
+      prepared.body,
+      { requestId: prepared.call.caller.requestId, version: prepared.version, betas: prepared.betas, ...(signal ? { signal } : {}) },
+      stream,
+    );
+  }
+
+  /** Non-stream create. The vendor's bytes are returned unchanged unless retirement rewrites `model` and adds `warnings`. */
+  async create(prepared: PreparedMessages, signal?: AbortSignal): Promise<{ body: string; cost: Cost }> {
+    const response = await this.send(prepared, '/v1/messages', signal, false);
+    const text = await response.body.text();
+    let parsed: JsonObject;
+    try {
+      parsed = JSON.parse(text) as JsonObject;
+    } catch {
+      throw new GatewayError('upstream_error', 'The upstream model provider sent a body that is not JSON.');
+    }
+    const tokens = tokenUsageFromAnthropic(parsed.usage as JsonObject | undefined);
+    const cost = priceUsage(prepared.call.resolution.billed, tokens);
+    chargeCall(this.dependencies, prepared.call, cost, tokens, 'messages');
+    const { resolution } = prepared.call;
+    if (!resolution.warning) return { body: text, cost };
+    return { body: JSON.stringify({ ...parsed, model: resolution.requested.id, warnings: [resolution.warning] }), cost };
+  }
+
+  async openStream(prepared: PreparedMessages, signal: AbortSignal): Promise<UpstreamResponse> {
+    return this.send(prepared, '/v1/messages', signal, true);
+  }
+
+  /** count_tokens: forwarded after the same checks and rewrites; free. */
+  async countTokens(prepared: PreparedMessages): Promise<string> {
+    const response = await this.send(prepared, '/v1/messages/count_tokens', undefined, false);
+    return response.body.text();
+  }
+
+  /** Books the charge of a stream from what its relay saw. */
+  chargeStream(prepared: PreparedMessages, usage: JsonObject | undefined, outputSeen: boolean, produced: string): Cost {
+    const tokens = tokenUsageFromAnthropic(usage);
+    if (!usage) tokens.inputTokens = estimateTokens(textOf(prepared.upstream.messages) + textOf(prepared.upstream.system));
+    if (!outputSeen) tokens.outputTokens = estimateTokens(produced);
+    const cost = priceUsage(prepared.call.resolution.billed, tokens);
+    chargeCall(this.dependencies, prepared.call, cost, tokens, 'messages');
+    return cost;
+  }
+}

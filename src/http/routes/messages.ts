@@ -1,0 +1,48 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Services } from '../../app.ts';
+import { renderErrorB } from '../../core/errors.ts';
+import { messagesRequestSchema } from '../../dialects/anthropic/messages-request.ts';
+import { parseOrThrow } from '../../dialects/validation.ts';
+import { relayMessagesStream } from '../../features/inference/messages-stream.ts';
+import type { MessagesHeaders } from '../../features/inference/messages.ts';
+import { sseFrame } from '../../lib/sse-writer.ts';
+import { callerOf, clientAbort } from '../caller.ts';
+import { sendEventStream } from '../event-stream.ts';
+
+const header = (request: FastifyRequest, name: string): string | undefined => {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value.join(',') : value;
+};
+
+/** DESIGN §5: SPEC's partner-* names are the vendor's anthropic-* headers; both spellings are accepted. */
+const vendorHeaders = (request: FastifyRequest): MessagesHeaders => ({
+  version: header(request, 'anthropic-version') ?? header(request, 'partner-version'),
+  betas: [header(request, 'anthropic-beta'), header(request, 'partner-beta')],
+});
+
+const settings = { errorShape: 'B', apiKeyHeader: true, upstreamPassthrough: true } as const;
+
+/** POST /v1/messages and /v1/messages/count_tokens: the vendor's format, passed through (SPEC 4.2). */
+export function registerMessagesRoutes(app: FastifyInstance, services: Services): void {
+  app.post('/v1/messages', { config: { ...settings, name: 'messages' } }, async (request, reply) => {
+    const body = parseOrThrow(messagesRequestSchema, request.body);
+    const prepared = await services.messages.prepare(callerOf(request), body, vendorHeaders(request), 'messages');
+    reply.headers(prepared.call.resolution.headers);
+    const abort = clientAbort(reply);
+    if (body.stream !== true) {
+      const result = await services.messages.create(prepared, abort.signal);
+      return reply.type('application/json').send(result.body);
+    }
+    const upstream = await services.messages.openStream(prepared, abort.signal);
+    const frames = relayMessagesStream(services.messages, prepared, upstream.body);
+    await sendEventStream(request, reply, frames, abort, (error) => sseFrame(JSON.stringify(renderErrorB(error, request.id)), 'error'));
+    return reply;
+  });
+
+  app.post('/v1/messages/count_tokens', { config: { ...settings, name: 'messages.count_tokens' } }, async (request, reply) => {
+    const body = parseOrThrow(messagesRequestSchema, request.body);
+    const prepared = await services.messages.prepare(callerOf(request), body, vendorHeaders(request), 'messages.count_tokens');
+    reply.headers(prepared.call.resolution.headers);
+    return reply.type('application/json').send(await services.messages.countTokens(prepared));
+  });
+}
