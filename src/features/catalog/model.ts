@@ -22,33 +22,47 @@ export const pricingSchema = z
   })
   .strict();
 
+const modelShape = {
+  id: z.string().min(1).max(200),
+  kind: z.enum(MODEL_KINDS),
+  provider: z.string().min(1),
+  upstreamModel: z.string().min(1).optional(),
+  family: z.string().min(1).optional(),
+  title: z.string().max(200).optional(),
+  created: z.number().int().nonnegative().optional(),
+  max_capacity: z.number().int().nonnegative(),
+  cost_context: price,
+  cost_completion: price,
+  cost_request: price.optional(),
+  cost_minute: price.optional(),
+  pricing: pricingSchema.optional(),
+  deprecated_at: isoDateTime.nullable(),
+  deprecation_redirect_to: z.string().min(1).nullable(),
+  vision: z.boolean(),
+  tier: z.enum(['small', 'standard']),
+  mediaType: z.enum(['image', 'speech', 'video']).optional(),
+  owned_by: z.string().optional(),
+};
+
 /**
  * A catalog entry: SPEC 2.3's fields plus how to reach the model (DESIGN §4). Prices are per 1,000 tokens in the gateway
  * currency; `cost_request` is per task or generation, `cost_minute` per minute of transcribed audio.
  */
 export const modelSchema = z
   .object({
-    id: z.string().min(1).max(200),
-    kind: z.enum(MODEL_KINDS),
-    provider: z.string().min(1),
-    upstreamModel: z.string().min(1).optional(),
-    family: z.string().min(1).optional(),
-    title: z.string().max(200).optional(),
-    created: z.number().int().nonnegative().optional(),
-    max_capacity: z.number().int().nonnegative().default(0),
-    cost_context: price.default('0'),
-    cost_completion: price.default('0'),
-    cost_request: price.optional(),
-    cost_minute: price.optional(),
-    pricing: pricingSchema.optional(),
-    deprecated_at: isoDateTime.nullable().default(null),
-    deprecation_redirect_to: z.string().min(1).nullable().default(null),
-    vision: z.boolean().default(false),
-    tier: z.enum(['small', 'standard']).default('standard'),
-    mediaType: z.enum(['image', 'speech', 'video']).optional(),
-    owned_by: z.string().optional(),
+    ...modelShape,
+    max_capacity: modelShape.max_capacity.default(0),
+    cost_context: modelShape.cost_context.default('0'),
+    cost_completion: modelShape.cost_completion.default('0'),
+    deprecated_at: modelShape.deprecated_at.default(null),
+    deprecation_redirect_to: modelShape.deprecation_redirect_to.default(null),
+    vision: modelShape.vision.default(false),
+    tier: modelShape.tier.default('standard'),
   })
   .strict();
+
+/** A change to some fields of a model: no defaults, so a field not sent keeps its stored value. */
+export const modelPatchSchema = z.object(modelShape).omit({ id: true }).partial().strict();
 
 export type ModelInput = z.input<typeof modelSchema>;
 export type ModelRecord = z.output<typeof modelSchema>;

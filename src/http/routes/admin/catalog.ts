@@ -3,12 +3,12 @@ import { z } from 'zod';
 import type { Services } from '../../../app.ts';
 import { GatewayError } from '../../../core/errors.ts';
 import { parseOrThrow } from '../../../dialects/validation.ts';
-import { modelSchema, type Model } from '../../../features/catalog/model.ts';
+import { modelPatchSchema, modelSchema, type Model } from '../../../features/catalog/model.ts';
 import { modelView } from '../models.ts';
 
 const providerBody = z.object({ type: z.enum(['openai', 'anthropic']), baseUrl: z.url(), apiKey: z.string().min(1).nullable().optional() });
 const modelPut = modelSchema.omit({ id: true });
-const modelPatch = modelSchema.omit({ id: true }).partial();
+const modelPatch = modelPatchSchema;
 
 function adminModelView(model: Model, now: number): Record<string, unknown> {
   const { retiresAt: _retiresAt, ...record } = model;
