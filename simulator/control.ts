@@ -4,13 +4,15 @@
 //   DELETE /_sim/faults  removes every fault
 //   GET /_sim/requests   recorded requests, oldest first
 //   DELETE /_sim/requests
-//   POST /_sim/reset     faults, recorded requests and prompt-cache state
+//   POST /_sim/reset     faults, recorded requests, prompt-cache state and video jobs
 //   GET /_sim/health     {"ok":true}
+//   GET /_sim/files/{name}  the bytes behind image URLs (`img-<n>-<i>.png` → the 1×1 PNG), no auth; else 404
 
 import type { ServerResponse } from 'node:http';
-import { sendJson } from './exchange.ts';
+import { sendBytes, sendJson } from './exchange.ts';
 import { parseFault, type FaultQueue } from './faults.ts';
 import { isRecord } from './json-narrow.ts';
+import { IMAGE_FILE_NAME, PIXEL_PNG_BASE64 } from './openai-images.ts';
 import type { RequestRecorder } from './recorder.ts';
 import type { SimulatorOptions } from './types.ts';
 
@@ -21,7 +23,8 @@ export interface ControlTarget {
   reset(): void;
 }
 
-const NUMERIC_OPTIONS = ['latencyMs', 'chunkDelayMs', 'streamChunks', 'replyTokens', 'recordLimit'] as const;
+const NUMERIC_OPTIONS = ['latencyMs', 'chunkDelayMs', 'streamChunks', 'replyTokens', 'recordLimit', 'videoPollsToComplete'] as const;
+const PIXEL_PNG = Buffer.from(PIXEL_PNG_BASE64, 'base64');
 
 /** Applies a partial options object; returns an error message or undefined. */
 export function applyOptions(options: Required<SimulatorOptions>, patch: unknown): string | undefined {
@@ -40,6 +43,10 @@ export function applyOptions(options: Required<SimulatorOptions>, patch: unknown
 
 export function handleControl(target: ControlTarget, method: string, path: string, json: unknown, response: ServerResponse): void {
   const route = `${method} ${path}`;
+  if (method === 'GET' && path.startsWith('/_sim/files/')) {
+    const name = path.slice('/_sim/files/'.length);
+    return IMAGE_FILE_NAME.test(name) ? sendBytes(response, 200, PIXEL_PNG, 'image/png') : sendJson(response, 404, { error: `unknown file ${name}` });
+  }
   switch (route) {
     case 'POST /_sim/config': {
       const error = applyOptions(target.options, json);

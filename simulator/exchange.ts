@@ -2,26 +2,37 @@
 
 import type { IncomingHttpHeaders, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { FormData } from './multipart-form.ts';
 import type { PromptCache } from './prompt-cache.ts';
 import type { Fault, SimulatorOptions } from './types.ts';
+import type { VideoStore } from './video-store.ts';
 
 /** Per-instance state shared by all handlers. */
 export interface SimulatorState {
   options: Required<SimulatorOptions>;
   promptCache: PromptCache;
+  videos: VideoStore;
+  /** `http://host:port` this simulator listens on ("" before it listens). */
+  readonly url: string;
   /** Increasing counter used for response ids (`chatcmpl-<n>`, `msg_…`, `req_…`). */
   nextSequence(): number;
 }
 
 export interface Exchange {
   method: string;
+  /** Path without the query string. */
   path: string;
+  query: URLSearchParams;
+  /** Decoded `:name` segments of the matched route template (`GET /v1/videos/:id`). */
+  params: Readonly<Record<string, string>>;
   headers: IncomingHttpHeaders;
   /** Parsed JSON body; undefined when empty or unparseable (then `bodyText` holds the raw text). */
   json: unknown;
   bodyText: string;
   /** Raw body bytes (multipart endpoints read these). */
   bodyBytes: Buffer;
+  /** The parsed multipart/form-data body, when the request carries one. */
+  form: FormData | undefined;
   response: ServerResponse;
   /** The fault taken for this request, if any. */
   fault: Fault | undefined;
@@ -43,6 +54,22 @@ export function sendJson(response: ServerResponse, status: number, body: unknown
 export function sendText(response: ServerResponse, status: number, text: string, contentType: string): void {
   response.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(text) });
   response.end(text);
+}
+
+export function sendBytes(response: ServerResponse, status: number, bytes: Buffer, contentType: string): void {
+  response.writeHead(status, { 'content-type': contentType, 'content-length': bytes.length });
+  response.end(bytes);
+}
+
+/**
+ * The base URL clients reach this simulator at, for URLs it hands out: its own `url`, except when bound to a
+ * wildcard address (0.0.0.0, ::), where the request's Host header is used.
+ */
+export function selfUrl(exchange: Exchange): string {
+  const url = exchange.state.url;
+  const host = exchange.headers.host;
+  if (!/^http:\/\/(0\.0\.0\.0|\[::\])(:|$)/.test(url) || host === undefined || host === '') return url;
+  return `http://${host}`;
 }
 
 /** One SSE frame. `lead` frames open the stream and are never interrupted by a fault. */

@@ -1,5 +1,5 @@
 // Runs the simulator as a process: `npm run simulator`. Environment: SIM_HOST, SIM_PORT (default 9090),
-// SIM_LATENCY_MS, SIM_CHUNK_DELAY_MS, SIM_STREAM_CHUNKS, SIM_REPLY_TOKENS.
+// SIM_LATENCY_MS, SIM_CHUNK_DELAY_MS, SIM_STREAM_CHUNKS, SIM_REPLY_TOKENS, SIM_VIDEO_POLLS.
 
 import { startSimulator, type SimulatorOptions } from './server.ts';
 
@@ -18,6 +18,7 @@ const options: SimulatorOptions = {
   chunkDelayMs: numberFromEnv('SIM_CHUNK_DELAY_MS'),
   streamChunks: numberFromEnv('SIM_STREAM_CHUNKS'),
   replyTokens: numberFromEnv('SIM_REPLY_TOKENS'),
+  videoPollsToComplete: numberFromEnv('SIM_VIDEO_POLLS'),
 };
 
 const simulator = await startSimulator(options);

@@ -236,7 +236,7 @@ describe('embeddings, moderations, models', () => {
     assert.ok(image.data?.[0]?.b64_json);
     assert.deepEqual(image.usage, { input_tokens: countTokens('a cat'), output_tokens: 2112, total_tokens: countTokens('a cat') + 2112, input_tokens_details: { text_tokens: countTokens('a cat'), image_tokens: 0 } });
     const dalle = await client.images.generate({ model: 'dall-e-3', prompt: 'a dog' });
-    assert.match(dalle.data?.[0]?.url ?? '', /^https:/);
+    assert.ok(dalle.data?.[0]?.url?.startsWith(`${simulator.url}/_sim/files/img-`));
     const file = await toFile(Buffer.alloc(32_000, 1), 'speech.wav', { type: 'audio/wav' });
     const transcription = await client.audio.transcriptions.create({ model: 'whisper-1', file });
     assert.equal(transcription.text, 'Simulated transcription of 32000 bytes of audio.');

@@ -13,15 +13,20 @@ import { handleControl } from './control.ts';
 import { sendJson, type Exchange, type SimulatorState } from './exchange.ts';
 import { FaultQueue } from './faults.ts';
 import { isRecord } from './json-narrow.ts';
+import { parseMultipart } from './multipart-form.ts';
 import { handleChatCompletions } from './openai-chat.ts';
 import { handleEmbeddings } from './openai-embeddings.ts';
 import { handleImageGenerations } from './openai-images.ts';
 import { handleModels } from './openai-models.ts';
 import { handleModerations } from './openai-moderations.ts';
+import { handleSpeech } from './openai-speech.ts';
 import { handleTranscriptions } from './openai-transcriptions.ts';
+import { handleCreateVideo, handleDeleteVideo, handleListVideos, handleRetrieveVideo, handleVideoContent } from './openai-videos.ts';
 import { PromptCache } from './prompt-cache.ts';
 import { flattenHeaders, RequestRecorder } from './recorder.ts';
+import { RouteTable, type RouteMatch } from './route-table.ts';
 import type { Simulator, SimulatorOptions } from './types.ts';
+import { VideoStore } from './video-store.ts';
 import {
   anthropicError,
   anthropicStatusError,
@@ -44,6 +49,10 @@ export { defaultEmbeddingDimensions, embeddingVector, encodeBase64 } from './ope
 export { LEGACY_MODERATION_CATEGORIES, moderationCategories, moderationScore, OMNI_MODERATION_CATEGORIES, TRIGGERED_SCORE } from './openai-moderations.ts';
 export { IMAGE_OUTPUT_TOKENS, PIXEL_PNG_BASE64 } from './openai-images.ts';
 export { transcriptionText } from './openai-transcriptions.ts';
+export { deterministicBytes } from './media-bytes.ts';
+export { SPEECH_CONTENT_TYPES, SPEECH_MAGIC, SPEECH_SAMPLE_RATE, speechAudio, speechPcm, type SpeechFormat } from './openai-speech.ts';
+export { VIDEO_FAIL_MARKER, VIDEO_FAILURE_MESSAGE, videoPhase } from './video-store.ts';
+export { videoContent, type VideoVariant } from './openai-videos.ts';
 
 export const DEFAULT_OPTIONS: Required<SimulatorOptions> = {
   host: '127.0.0.1',
@@ -53,31 +62,41 @@ export const DEFAULT_OPTIONS: Required<SimulatorOptions> = {
   streamChunks: 8,
   replyTokens: 16,
   recordLimit: 1000,
+  videoPollsToComplete: 2,
 };
 
 type Vendor = 'openai' | 'anthropic';
 
 interface Route {
   handler: (exchange: Exchange, requestId: string) => void | Promise<void>;
-  /** Whether the body must be JSON. */
+  /** Whether the body must be JSON (a multipart body passes: the handler reads `exchange.form`). */
   json: boolean;
 }
 
+/** Keys are `METHOD /path`; a `:name` segment matches one path segment (route-table.ts). */
 const ROUTES = new Map<string, Route>([
   ['POST /v1/chat/completions', { handler: handleChatCompletions, json: true }],
   ['POST /v1/embeddings', { handler: handleEmbeddings, json: true }],
   ['POST /v1/moderations', { handler: handleModerations, json: true }],
   ['POST /v1/images/generations', { handler: handleImageGenerations, json: true }],
   ['POST /v1/audio/transcriptions', { handler: handleTranscriptions, json: false }],
+  ['POST /v1/audio/speech', { handler: handleSpeech, json: true }],
+  ['POST /v1/videos', { handler: handleCreateVideo, json: true }],
+  ['GET /v1/videos', { handler: handleListVideos, json: false }],
+  ['GET /v1/videos/:id', { handler: handleRetrieveVideo, json: false }],
+  ['DELETE /v1/videos/:id', { handler: handleDeleteVideo, json: false }],
+  ['GET /v1/videos/:id/content', { handler: handleVideoContent, json: false }],
   ['GET /v1/models', { handler: handleModels, json: false }],
   ['POST /v1/messages', { handler: handleMessages, json: true }],
   ['POST /v1/messages/count_tokens', { handler: handleCountTokens, json: true }],
 ]);
 
-function findRoute(method: string, path: string): Route | undefined {
-  const route = ROUTES.get(`${method} ${path}`);
-  if (route !== undefined || method !== 'GET' || !path.startsWith('/v1/models/')) return route;
-  return ROUTES.get('GET /v1/models');
+const TABLE = new RouteTable(ROUTES);
+
+function findRoute(method: string, path: string): RouteMatch<Route> | undefined {
+  const models = ROUTES.get('GET /v1/models');
+  if (method === 'GET' && path.startsWith('/v1/models/') && models !== undefined) return { route: models, params: {} };
+  return TABLE.find(method, path);
 }
 
 function vendorOf(path: string, request: IncomingMessage): Vendor {
@@ -115,6 +134,8 @@ class SimulatorServer implements SimulatorState {
   readonly promptCache = new PromptCache();
   readonly faults = new FaultQueue();
   readonly recorder: RequestRecorder;
+  readonly videos = new VideoStore();
+  url = '';
   #sequence = 0;
   #requestSequence = 0;
 
@@ -137,6 +158,7 @@ class SimulatorServer implements SimulatorState {
     this.faults.clear();
     this.recorder.clear();
     this.promptCache.clear();
+    this.videos.clear();
   }
 
   async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -145,7 +167,8 @@ class SimulatorServer implements SimulatorState {
     const path = queryAt >= 0 ? url.slice(0, queryAt) : url;
     const method = request.method ?? 'GET';
     const bodyBytes = await readBody(request);
-    const isMultipart = (request.headers['content-type'] ?? '').startsWith('multipart/');
+    const contentType = request.headers['content-type'] ?? '';
+    const isMultipart = contentType.startsWith('multipart/');
     const bodyText = bodyBytes.toString('utf8');
     const parsed = isMultipart ? { ok: true as const, value: undefined } : parseJson(bodyText);
     const json = parsed.ok ? parsed.value : undefined;
@@ -154,7 +177,8 @@ class SimulatorServer implements SimulatorState {
     const vendor = vendorOf(path, request);
     const requestId = this.nextRequestId();
     const anthropicHeaders = vendor === 'anthropic' ? { 'request-id': requestId } : {};
-    const model = isRecord(json) && typeof json.model === 'string' ? json.model : undefined;
+    const form = isMultipart && !path.startsWith('/_sim/') ? parseMultipart(bodyBytes, contentType) : undefined;
+    const model = isRecord(json) && typeof json.model === 'string' ? json.model : form?.fields.get('model');
     const fault = this.faults.take({ path, model, stream: isRecord(json) && json.stream === true });
     const delay = this.options.latencyMs + (fault?.delayMs ?? 0);
     if (delay > 0) {
@@ -170,11 +194,14 @@ class SimulatorServer implements SimulatorState {
       const body = fault.body ?? (vendor === 'anthropic' ? anthropicStatusError(fault.status, requestId) : openAiStatusError(fault.status, model));
       return sendJson(response, fault.status, body, { ...anthropicHeaders, ...fault.headers });
     }
-    const route = findRoute(method, path);
-    if (route === undefined) return notFound(vendor, method, path, requestId, response);
-    if (route.json && !parsed.ok) return badJson(vendor, requestId, response);
-    const exchange: Exchange = { method, path, headers: request.headers, json, bodyText, bodyBytes, response, fault, state: this };
-    await route.handler(exchange, requestId);
+    const found = findRoute(method, path);
+    if (found === undefined) return notFound(vendor, method, path, requestId, response);
+    if (found.route.json && !parsed.ok) return badJson(vendor, requestId, response);
+    const query = new URLSearchParams(queryAt >= 0 ? url.slice(queryAt + 1) : '');
+    const exchange: Exchange = {
+      method, path, query, params: found.params, headers: request.headers, json, bodyText, bodyBytes, form, response, fault, state: this,
+    };
+    await found.route.handler(exchange, requestId);
   }
 }
 
@@ -222,8 +249,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const port = (server.address() as AddressInfo).port;
   resolved.port = port;
   const host = resolved.host.includes(':') ? `[${resolved.host}]` : resolved.host;
+  simulator.url = `http://${host}:${port}`;
   return {
-    url: `http://${host}:${port}`,
+    url: simulator.url,
     port,
     options: resolved,
     requests: simulator.recorder.requests,

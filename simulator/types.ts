@@ -15,6 +15,8 @@ export interface SimulatorOptions {
   replyTokens?: number;
   /** Size of the ring buffer of recorded requests (default 1000). */
   recordLimit?: number;
+  /** GET /v1/videos/{id} polls after which a video is terminal (completed or failed); default 2, 0 = at creation. */
+  videoPollsToComplete?: number;
 }
 
 export interface RecordedRequest {
@@ -63,7 +65,7 @@ export interface Simulator {
   readonly requests: RecordedRequest[];
   lastRequest(pathPrefix?: string): RecordedRequest | undefined;
   addFault(fault: Fault): void;
-  /** Clears faults, recorded requests and prompt-cache state. */
+  /** Clears faults, recorded requests, prompt-cache state and video jobs (video ids keep counting up). */
   reset(): void;
   close(): Promise<void>;
 }

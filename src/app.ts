@@ -1,3 +1,4 @@
+import multipart from '@fastify/multipart';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config/config.ts';
@@ -10,6 +11,19 @@ import { EmbeddingsService } from './features/inference/embeddings.ts';
 import { MessagesService } from './features/inference/messages.ts';
 import { ModerationsService } from './features/inference/moderations.ts';
 import { KeysService } from './features/keys/keys-service.ts';
+import type { ModelCallDependencies } from './features/inference/model-call.ts';
+import type { FileUrl } from './features/tasks/task-views.ts';
+import { TaskWorker } from './features/tasks/task-worker.ts';
+import { TasksService } from './features/tasks/tasks-service.ts';
+import { WebhookDispatcher } from './features/webhooks/webhook-dispatcher.ts';
+import { registerFileRoutes } from './http/routes/files.ts';
+import { registerImagegenRoutes } from './http/routes/imagegen.ts';
+import { registerMediaRoutes } from './http/routes/media.ts';
+import { registerTranscriptionRoutes } from './http/routes/transcriptions.ts';
+import { JobRunner } from './jobs/job-runner.ts';
+import { SecretBox } from './lib/secret-box.ts';
+import { SqlJobsRepository } from './storage/jobs-repository.ts';
+import { SqlTasksRepository } from './storage/tasks-repository.ts';
 import { registerAuth } from './http/plugins/auth.ts';
 import { registerErrorHandling } from './http/plugins/errors.ts';
 import { registerObservability } from './http/plugins/observability.ts';
@@ -55,6 +69,13 @@ export interface Services {
   embeddings: EmbeddingsService;
   moderations: ModerationsService;
   messages: MessagesService;
+  tasks: TasksService;
+  runner: JobRunner;
+  /** The dependencies every model call shares (for routes that compose their own call, e.g. transcriptions). */
+  callDependencies: ModelCallDependencies;
+  /** The gateway's public base URL (result file links, webhook bodies): TOLLGATE_PUBLIC_URL, else the listening address. */
+  publicUrl: { base: string };
+  fileUrl: FileUrl;
   metrics: Metrics;
   http: HttpClient;
   clock: Clock;
@@ -76,8 +97,23 @@ export function createServices(dependencies: AppDependencies): Services {
   const catalog = new CatalogService(new SqlCatalogRepository(storage.db), bus, clock);
   const http = new HttpClient(config.upstreamTimeoutMs);
   const providers = new ProviderRegistry(dependencies.defaultProviders, catalog, http);
-  const callDependencies = { metrics, catalog, providers, book, clock };
+  const callDependencies: ModelCallDependencies = { metrics, catalog, providers, book, clock };
   const accounts = new AccountsService(new SqlAccountsRepository(storage.db), ledger, book, clock, bus);
+  const jobs = new SqlJobsRepository(storage.db, storage.engine);
+  const tasksRepository = new SqlTasksRepository(storage.db, ledger, jobs);
+  const secrets = new SecretBox(dependencies.hashSecret, 'webhook-signing-key');
+  const publicUrl = { base: config.publicUrl ?? `http://${config.host}:${config.port}` };
+  const fileUrl: FileUrl = (id) => `${publicUrl.base.replace(/\/+$/, '')}/v1/files/${id}`;
+  const runner = new JobRunner(jobs, clock, logger.child({ component: 'jobs' }), { pollMs: 250, leaseMs: 120_000, concurrency: 8 });
+  runner.handle('task.run', new TaskWorker({ repository: tasksRepository, providers, catalog, book, clock, logger }).run);
+  runner.handle(
+    'webhook.task',
+    new WebhookDispatcher(tasksRepository, secrets, clock, logger.child({ component: 'webhooks' }), {
+      allowPrivateUrls: config.allowPrivateUrls,
+      timeoutMs: config.webhookTimeoutMs,
+      fileUrl,
+    }).deliver,
+  );
   return {
     accounts,
     keys: new KeysService(new SqlKeysRepository(storage.db), bus, clock),
@@ -88,6 +124,11 @@ export function createServices(dependencies: AppDependencies): Services {
     embeddings: new EmbeddingsService(callDependencies),
     moderations: new ModerationsService(callDependencies),
     messages: new MessagesService(callDependencies, accounts, dependencies.hashSecret),
+    tasks: new TasksService(callDependencies, tasksRepository, secrets, config.allowPrivateUrls),
+    runner,
+    callDependencies,
+    publicUrl,
+    fileUrl,
     metrics,
     http,
     clock,
@@ -110,6 +151,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<App> {
     forceCloseConnections: false,
   });
   registerObservability(server, services.metrics);
+  await server.register(multipart, { limits: { fileSize: dependencies.config.bodyLimitBytes, files: 2, fields: 50 } });
   registerErrorHandling(server);
   registerAuth(server, services.keys, dependencies.adminToken);
   registerHealthRoutes(server, services);
@@ -118,6 +160,10 @@ export async function buildApp(dependencies: AppDependencies): Promise<App> {
   registerEmbeddingsRoute(server, services);
   registerModerationsRoute(server, services);
   registerMessagesRoutes(server, services);
+  registerImagegenRoutes(server, services);
+  registerMediaRoutes(server, services);
+  registerTranscriptionRoutes(server, services);
+  registerFileRoutes(server, services);
   registerAdminRoutes(server, services);
   await server.ready();
 
@@ -126,6 +172,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<App> {
     services,
     async close() {
       await server.close();
+      await services.runner.stop();
       await services.book.close();
       await services.http.close();
     },

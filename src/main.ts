@@ -9,6 +9,8 @@ export async function serve(): Promise<void> {
   const app = await buildApp(runtime.dependencies);
   await firstStart(app.services, runtime.dependencies);
   const address = await app.server.listen({ host: config.host, port: config.port });
+  if (!config.publicUrl) app.services.publicUrl.base = address;
+  app.services.runner.start();
   console.log(`tollgate listening on ${address}`);
 
   let stopping = false;

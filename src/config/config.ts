@@ -22,6 +22,9 @@ const environmentSchema = z.object({
   TOLLGATE_LEDGER_FLUSH_MS: z.coerce.number().int().positive().default(50),
   TOLLGATE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   TOLLGATE_CATALOG: z.string().optional(),
+  TOLLGATE_IMAGINE_MODEL: z.string().default('gpt-image-1'),
+  TOLLGATE_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  TOLLGATE_GENERATE_WAIT_MS: z.coerce.number().int().positive().default(60_000),
   OPENAI_API_KEY: z.string().optional(),
   OPENAI_BASE_URL: z.string().default('https://api.openai.com/v1'),
   ANTHROPIC_API_KEY: z.string().optional(),
@@ -48,6 +51,12 @@ export interface Config {
   ledgerFlushMs: number;
   logLevel: z.infer<typeof environmentSchema>['TOLLGATE_LOG_LEVEL'];
   catalogPath: string | undefined;
+  /** The image model behind /v1/imagegen/imagine. */
+  imagineModel: string;
+  /** A webhook receiver that does not answer within this time has failed the attempt. */
+  webhookTimeoutMs: number;
+  /** How long POST /v1/media/generate waits for the result before answering with the task as it is. */
+  generateWaitMs: number;
   vendors: {
     openai: { apiKey: string | undefined; baseUrl: string };
     anthropic: { apiKey: string | undefined; baseUrl: string };
@@ -78,6 +87,9 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Readon
     ledgerFlushMs: env.TOLLGATE_LEDGER_FLUSH_MS,
     logLevel: env.TOLLGATE_LOG_LEVEL,
     catalogPath: env.TOLLGATE_CATALOG,
+    imagineModel: env.TOLLGATE_IMAGINE_MODEL,
+    webhookTimeoutMs: env.TOLLGATE_WEBHOOK_TIMEOUT_MS,
+    generateWaitMs: env.TOLLGATE_GENERATE_WAIT_MS,
     vendors: {
       openai: { apiKey: env.OPENAI_API_KEY, baseUrl: env.OPENAI_BASE_URL },
       anthropic: { apiKey: env.ANTHROPIC_API_KEY, baseUrl: env.ANTHROPIC_BASE_URL },

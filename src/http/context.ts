@@ -19,6 +19,8 @@ declare module 'fastify' {
   interface FastifyContextConfig extends RouteSettings {}
   interface FastifyRequest {
     apiKey: ApiKey | undefined;
+    /** Set by a handler whose error shape depends on the request (asynchronous transcription answers in shape C). */
+    errorShape: ErrorShape | undefined;
     startedAt: bigint;
   }
 }

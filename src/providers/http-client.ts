@@ -1,11 +1,11 @@
 import type { Readable } from 'node:stream';
-import { Agent, errors, request, type Dispatcher } from 'undici';
+import { Agent, errors, request, type Dispatcher, type FormData } from 'undici';
 import { UpstreamError } from './upstream-error.ts';
 
 export interface UpstreamResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
-  body: Readable & { text(): Promise<string>; json(): Promise<unknown> };
+  body: Readable & { text(): Promise<string>; json(): Promise<unknown>; arrayBuffer(): Promise<ArrayBuffer> };
 }
 
 /**
@@ -27,7 +27,7 @@ export class HttpClient {
   }
 
   /** Sends a request; a non-2xx answer is read whole and thrown as UpstreamError. */
-  async send(url: string, init: { method?: Dispatcher.HttpMethod; headers: Record<string, string>; body?: string | Buffer; signal?: AbortSignal }): Promise<UpstreamResponse> {
+  async send(url: string, init: { method?: Dispatcher.HttpMethod; headers: Record<string, string>; body?: string | Buffer | FormData; signal?: AbortSignal }): Promise<UpstreamResponse> {
     let response: Dispatcher.ResponseData;
     try {
       response = await request(url, {

@@ -2,14 +2,25 @@ import { GatewayError } from '../core/errors.ts';
 import type { CatalogService } from '../features/catalog/catalog-service.ts';
 import type { ProviderRecord } from '../features/catalog/catalog.ts';
 import { AnthropicPassthrough } from './anthropic/anthropic-passthrough.ts';
+import { AnthropicChatProvider } from './anthropic/anthropic-chat-provider.ts';
 import type { HttpClient } from './http-client.ts';
+import { OpenAiMedia } from './openai/openai-media.ts';
 import { OpenAiProvider } from './openai/openai-provider.ts';
 import type { Provider } from './provider.ts';
 
 export type ProviderFactory = (record: ProviderRecord, http: HttpClient) => Provider | undefined;
 
-const defaultFactory: ProviderFactory = (record, http) =>
-  record.type === 'openai' ? new OpenAiProvider(record.id, { baseUrl: record.baseUrl, apiKey: record.apiKey }, http) : undefined;
+const defaultFactory: ProviderFactory = (record, http) => {
+  const endpoint = { baseUrl: record.baseUrl, apiKey: record.apiKey };
+  switch (record.type) {
+    case 'openai':
+      return new OpenAiProvider(record.id, endpoint, http);
+    case 'anthropic':
+      return new AnthropicChatProvider(record.id, endpoint, http);
+    default:
+      return undefined;
+  }
+};
 
 /**
  * Provider instances by id: the defaults from the environment (`openai`, `anthropic`), overridden and extended by the
@@ -19,6 +30,7 @@ export class ProviderRegistry {
   private providers = new Map<string, Provider>();
   private passthroughs = new WeakMap<ProviderRecord, AnthropicPassthrough>();
   private recordsById = new Map<string, ProviderRecord>();
+  private mediaClients = new WeakMap<ProviderRecord, OpenAiMedia>();
   private readonly factories: ProviderFactory[] = [defaultFactory];
 
   constructor(
@@ -44,6 +56,18 @@ export class ProviderRegistry {
     if (!client) {
       client = new AnthropicPassthrough(record.id, { baseUrl: record.baseUrl, apiKey: record.apiKey }, this.http);
       this.passthroughs.set(record, client);
+    }
+    return client;
+  }
+
+  /** The media client (images, speech, video, transcription) of an `openai`-type provider. */
+  media(id: string): OpenAiMedia {
+    const record = this.recordsById.get(id);
+    if (!record || record.type !== 'openai') throw new GatewayError('upstream_error', `No OpenAI-format provider '${id}' is configured for this media model.`);
+    let client = this.mediaClients.get(record);
+    if (!client) {
+      client = new OpenAiMedia(record.id, { baseUrl: record.baseUrl, apiKey: record.apiKey }, this.http);
+      this.mediaClients.set(record, client);
     }
     return client;
   }

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { AccountRef } from '../features/accounts/accounts.ts';
 import { accountKey, type LedgerEntry, type LedgerRepository } from '../features/billing/ledger.ts';
 import type { Money } from '../lib/money.ts';
@@ -11,7 +11,7 @@ const tableOf = (account: AccountRef): 'users' | 'orgs' => (account.type === 'us
 export class SqlLedgerRepository implements LedgerRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
-  async append(entries: readonly LedgerEntry[]): Promise<Map<string, Money>> {
+  async append(entries: readonly LedgerEntry[], transaction?: Transaction<Database>): Promise<Map<string, Money>> {
     const deltas = new Map<string, { account: AccountRef; delta: Money }>();
     for (const entry of entries) {
       const key = accountKey(entry.account);
@@ -19,7 +19,7 @@ export class SqlLedgerRepository implements LedgerRepository {
       if (current) current.delta += entry.amount;
       else deltas.set(key, { account: entry.account, delta: entry.amount });
     }
-    return this.db.transaction().execute(async (trx) => {
+    const write = async (trx: Transaction<Database>): Promise<Map<string, Money>> => {
       for (let start = 0; start < entries.length; start += INSERT_CHUNK) {
         const rows = entries.slice(start, start + INSERT_CHUNK).map((entry) => ({
           id: entry.id,
@@ -47,7 +47,8 @@ export class SqlLedgerRepository implements LedgerRepository {
         balances.set(key, BigInt(row.balance));
       }
       return balances;
-    });
+    };
+    return transaction ? write(transaction) : this.db.transaction().execute(write);
   }
 
   async balance(account: AccountRef): Promise<Money | undefined> {

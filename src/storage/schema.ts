@@ -75,7 +75,76 @@ export interface SettingsTable {
   value: string;
 }
 
+export interface TasksTable {
+  id: string;
+  /** `imagine` (image task), `media` or `transcription`. */
+  kind: string;
+  /** The task `type` shown to clients (`imagine`, `upscale_1`, `image`, `speech`, `video`, `transcription`). */
+  type: string;
+  parent_id: string | null;
+  user_id: string;
+  key_id: string;
+  payer_type: 'user' | 'org';
+  payer_id: string;
+  model: string;
+  served_model: string;
+  status: 'idle' | 'processing' | 'done' | 'failed';
+  percent: number;
+  /** JSON: what the client asked for. */
+  input: string;
+  /** JSON: result files and fields, once done. */
+  result: string | null;
+  /** JSON: `{code, message}` once failed. */
+  error: string | null;
+  cost_nano: MoneyColumn;
+  webhook_url: string | null;
+  /** The creating API key, sealed with the server secret; the webhook signing secret, erased once delivered. */
+  webhook_secret: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface JobsTable {
+  id: string;
+  kind: string;
+  subject_id: string;
+  status: 'pending' | 'running' | 'done' | 'failed';
+  attempts: number;
+  run_at: number;
+  locked_by: string | null;
+  locked_until: number | null;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface DeliveriesTable {
+  id: string;
+  task_id: string;
+  attempt: number;
+  url: string;
+  event: string;
+  status: 'delivered' | 'failed';
+  http_status: number | null;
+  error: string | null;
+  duration_ms: number;
+  at: number;
+}
+
+export interface FilesTable {
+  id: string;
+  task_id: string;
+  content_type: string;
+  /** Base64 of the bytes (one portable column type on both engines). */
+  data: string;
+  created_at: number;
+}
+
 export interface Database {
+  tasks: TasksTable;
+  jobs: JobsTable;
+  deliveries: DeliveriesTable;
+  files: FilesTable;
   users: UsersTable;
   orgs: OrgsTable;
   org_members: OrgMembersTable;

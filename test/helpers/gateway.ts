@@ -22,6 +22,8 @@ export interface TestGatewayOptions {
   /** Redis key prefix; gateways sharing one database must share it. Default: a fresh one. */
   redisPrefix?: string;
   config?: Partial<Config>;
+  /** Run background jobs (tasks, webhooks) on their own; otherwise tests call `app.services.runner.runDue()`. */
+  runJobs?: boolean;
   /** Keep every log line (debug level) in `logLines`. */
   captureLogs?: boolean;
 }
@@ -84,6 +86,8 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   if (await app.services.catalog.isEmpty()) await app.services.catalog.importModels(readCatalogFile(DEFAULT_CATALOG));
   await app.server.listen({ host: '127.0.0.1', port: 0 });
   const url = `http://127.0.0.1:${(app.server.server.address() as AddressInfo).port}`;
+  app.services.publicUrl.base = url;
+  if (options.runJobs) app.services.runner.start();
 
   const admin = async <T,>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> => {
     const response = await fetch(`${url}/admin/v1${path}`, {

@@ -18,9 +18,10 @@ export interface LedgerEntry {
 export interface LedgerRepository {
   /**
    * Writes the entries and moves each account's balance by the sum of its entries, in one transaction.
-   * Returns the balance of every touched account after the write, keyed by `type:id`.
+   * Returns the balance of every touched account after the write, keyed by `type:id`. With `transaction`, the writes join
+   * it (a task's charge commits with the task).
    */
-  append(entries: readonly LedgerEntry[]): Promise<Map<string, Money>>;
+  append(entries: readonly LedgerEntry[], transaction?: unknown): Promise<Map<string, Money>>;
   balance(account: AccountRef): Promise<Money | undefined>;
   /** Newest first. */
   entries(account: AccountRef, limit: number): Promise<LedgerEntry[]>;

@@ -69,3 +69,10 @@ export const costNumbers = (cost: Cost): { prompt_cost: number; completion_cost:
   completion_cost: toUsageNumber(cost.completion),
   total_cost: toUsageNumber(cost.total),
 });
+
+/** Per-minute price (transcription) for whole seconds of audio. */
+export function priceSeconds(model: Model, seconds: number): Cost {
+  const perMinute = parseMoney(model.cost_minute ?? '0') ?? 0n;
+  const total = roundTo((perMinute * BigInt(Math.max(0, Math.ceil(seconds)))) / 60n, NANOS_PER_MICRO);
+  return { prompt: total, completion: 0n, total };
+}

@@ -43,7 +43,7 @@ export function toCatalogueError(error: unknown, passthrough: boolean): GatewayE
 /** Sends an error in the route's shape, with the request id; a vendor body passed through stays the vendor's bytes. */
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: GatewayError): FastifyReply {
   // SPEC §5/§7: a missing or bad key is answered in shape A on every endpoint, the messages endpoint included.
-  const shape: ErrorShape = error.code === 'unauthorized' ? 'A' : (request.routeOptions.config?.errorShape ?? 'A');
+  const shape: ErrorShape = error.code === 'unauthorized' ? 'A' : (request.errorShape ?? request.routeOptions.config?.errorShape ?? 'A');
   if (error.passthrough) {
     return reply.code(error.passthrough.status).type(error.passthrough.contentType).send(error.passthrough.body);
   }
@@ -52,6 +52,7 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: G
 
 /** The one place errors are rendered (STYLE rule 6). */
 export function registerErrorHandling(app: FastifyInstance): void {
+  app.decorateRequest('errorShape', undefined);
   app.setErrorHandler((raw, request, reply) => {
     const error = toCatalogueError(raw, request.routeOptions.config?.upstreamPassthrough === true);
     if (error.status >= 500) request.log.error({ err: raw }, error.message);

@@ -63,6 +63,26 @@ export function registerAccountRoutes(app: FastifyInstance, services: Services):
     return { balance: formatMoney(balance) };
   });
 
+  app.get('/admin/v1/deliveries', async (request) => {
+    const { taskId } = parseOrThrow(z.object({ taskId: z.string().min(1) }), request.query);
+    const deliveries = await services.tasks.deliveries(taskId);
+    return {
+      object: 'list',
+      data: deliveries.map((delivery) => ({
+        id: delivery.id,
+        taskId: delivery.task_id,
+        attempt: delivery.attempt,
+        url: delivery.url,
+        event: delivery.event,
+        status: delivery.status,
+        httpStatus: delivery.http_status,
+        error: delivery.error,
+        durationMs: delivery.duration_ms,
+        at: new Date(delivery.at).toISOString(),
+      })),
+    };
+  });
+
   app.get('/admin/v1/ledger', async (request) => {
     const account = accountOf(parseOrThrow(accountQuery, request.query));
     if (!(await accounts.exists(account))) throw new GatewayError('not_found', `No such account '${account.id}'.`);

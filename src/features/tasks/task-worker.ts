@@ -1,0 +1,100 @@
+import type { Logger } from 'pino';
+import type { Job, JobOutcome } from '../../jobs/jobs.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { newId, randomBase62 } from '../../lib/ids.ts';
+import type { MediaFile } from '../../providers/openai/openai-media.ts';
+import type { ProviderRegistry } from '../../providers/registry.ts';
+import { UpstreamError, vendorMessage } from '../../providers/upstream-error.ts';
+import type { SqlTasksRepository } from '../../storage/tasks-repository.ts';
+import type { BalanceBook } from '../billing/balance-book.ts';
+import type { CatalogService } from '../catalog/catalog-service.ts';
+import { generateMedia, type GenerationStep } from './media-generation.ts';
+import { isFinished, type Task, type TaskError, type TaskFile } from './task.ts';
+import { transcribeTask } from './transcription-task.ts';
+
+/** Vendor failures worth another try get this many attempts in all. */
+const MAX_ATTEMPTS = 3;
+/** How often a running video generation is polled. */
+const POLL_MS = 2_000;
+const MAX_POLLS = 900;
+
+export interface TaskWorkerDependencies {
+  repository: SqlTasksRepository;
+  providers: ProviderRegistry;
+  catalog: CatalogService;
+  book: BalanceBook;
+  clock: Clock;
+  logger: Logger;
+}
+
+/**
+ * Runs the `task.run` job: idle → processing → done (files stored, webhook queued) or failed (charge refunded as its own
+ * ledger entry, webhook queued). Vendor errors that may pass are retried with back-off before the task fails.
+ */
+export class TaskWorker {
+  constructor(private readonly dependencies: TaskWorkerDependencies) {}
+
+  readonly run = async (job: Job): Promise<JobOutcome> => {
+    const { repository, clock } = this.dependencies;
+    const task = await repository.get(job.subjectId);
+    if (!task || isFinished(task)) return { type: 'done' };
+    const model = this.dependencies.catalog.get(task.servedModel);
+    if (!model) return this.fail(task, { code: 'model_unavailable', message: `The model '${task.servedModel}' is no longer in the catalog.` });
+    if (task.status === 'idle') await repository.update(repository.db, task.id, { status: 'processing', percent: 10 }, clock.now());
+
+    let step: GenerationStep;
+    try {
+      const media = this.dependencies.providers.media(model.provider);
+      step = task.kind === 'transcription' ? await transcribeTask(media, repository, task, model, job.id) : await generateMedia(media, task, model, job.id);
+    } catch (error) {
+      const retryable = !(error instanceof UpstreamError) || error.retryable;
+      if (retryable && job.attempts + 1 < MAX_ATTEMPTS) {
+        return { type: 'retry', at: clock.now() + 2_000 * 2 ** job.attempts, error: error instanceof Error ? error.message : String(error) };
+      }
+      const message = error instanceof UpstreamError ? (vendorMessage(error.body) ?? error.message) : error instanceof Error ? error.message : String(error);
+      this.dependencies.logger.warn({ task: task.id, err: error }, 'task failed at the vendor');
+      return this.fail(task, { code: 'generation_failed', message });
+    }
+
+    if (step.type === 'failed') return this.fail(task, step.error);
+    if (step.type === 'waiting') {
+      const polls = (task.result?.polls ?? 0) + 1;
+      if (polls > MAX_POLLS) return this.fail(task, { code: 'timeout', message: 'The vendor did not finish in time.' });
+      await repository.update(repository.db, task.id, { percent: step.percent, result: { files: [], vendorId: step.vendorId, polls } }, clock.now());
+      return { type: 'retry', at: clock.now() + POLL_MS, error: 'waiting for the vendor' };
+    }
+    const files = await this.store(task, step.files);
+    const now = clock.now();
+    await repository.settle(
+      task.id,
+      { status: 'done', percent: 100, result: { files, ...(step.text !== undefined ? { text: step.text } : {}) }, error: null },
+      task.webhookUrl ? { webhookAt: now } : {},
+      now,
+    );
+    return { type: 'done' };
+  };
+
+  private async store(task: Task, files: MediaFile[]): Promise<TaskFile[]> {
+    const { repository, clock } = this.dependencies;
+    const stored: TaskFile[] = [];
+    for (const file of files) {
+      const id = `file_${randomBase62(24)}`;
+      await repository.saveFile(repository.db, { id, taskId: task.id, contentType: file.contentType, data: file.data }, clock.now());
+      stored.push({ id, contentType: file.contentType });
+    }
+    return stored;
+  }
+
+  /** Fails the task, refunds its charge exactly (a ledger entry of its own) and queues its webhook — in one transaction. */
+  private async fail(task: Task, error: TaskError): Promise<JobOutcome> {
+    const { repository, clock, book } = this.dependencies;
+    const now = clock.now();
+    const refund =
+      task.cost > 0n
+        ? { id: newId('ledger'), account: task.payer, amount: task.cost, kind: 'refund' as const, requestId: task.id, model: task.model, description: `refund of failed task ${task.type}`, createdAt: now }
+        : undefined;
+    await repository.settle(task.id, { status: 'failed', error }, { ...(refund ? { refund } : {}), ...(task.webhookUrl ? { webhookAt: now } : {}) }, now);
+    book.invalidate(task.payer);
+    return { type: 'done' };
+  }
+}

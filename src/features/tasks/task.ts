@@ -1,0 +1,58 @@
+import type { JsonObject } from '../../core/chat-types.ts';
+import type { Money } from '../../lib/money.ts';
+import type { AccountRef } from '../accounts/accounts.ts';
+
+/** `imagine`: image task of SPEC 4.7 (and its follow-up actions); `media`: SPEC 4.10 media task; `transcription`: asynchronous transcription. */
+export type TaskKind = 'imagine' | 'media' | 'transcription';
+/** DESIGN §5: idle → processing → done | failed. */
+export type TaskStatus = 'idle' | 'processing' | 'done' | 'failed';
+
+export interface TaskFile {
+  id: string;
+  contentType: string;
+}
+
+export interface TaskResult {
+  files: TaskFile[];
+  /** Transcription text. */
+  text?: string;
+  /** Vendor-side job id while a long generation (video) runs. */
+  vendorId?: string;
+  /** Vendor polls made so far. */
+  polls?: number;
+}
+
+export interface TaskError {
+  code: string;
+  message: string;
+}
+
+export interface Task {
+  id: string;
+  kind: TaskKind;
+  type: string;
+  parentId: string | null;
+  userId: string;
+  keyId: string;
+  payer: AccountRef;
+  /** The model asked for (billing follows it). */
+  model: string;
+  /** The model that serves (differs after a retirement redirect). */
+  servedModel: string;
+  status: TaskStatus;
+  percent: number;
+  input: JsonObject;
+  result: TaskResult | null;
+  error: TaskError | null;
+  cost: Money;
+  webhookUrl: string | null;
+  /** The creating key, sealed; null once the webhook is settled. */
+  webhookSecret: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export const IMAGE_ACTIONS = ['upscale_1', 'upscale_2', 'upscale_3', 'upscale_4', 'variation_1', 'variation_2', 'variation_3', 'variation_4', 'reroll'] as const;
+export type ImageAction = (typeof IMAGE_ACTIONS)[number];
+
+export const isFinished = (task: Task): boolean => task.status === 'done' || task.status === 'failed';

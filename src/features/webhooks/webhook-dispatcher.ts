@@ -1,0 +1,92 @@
+import type { Logger } from 'pino';
+import { request } from 'undici';
+import type { Job, JobOutcome } from '../../jobs/jobs.ts';
+import { unixSeconds, type Clock } from '../../lib/clock.ts';
+import { newId } from '../../lib/ids.ts';
+import type { SecretBox } from '../../lib/secret-box.ts';
+import { refuseUrl } from '../../lib/url-guard.ts';
+import type { SqlTasksRepository } from '../../storage/tasks-repository.ts';
+import { taskView, type FileUrl } from '../tasks/task-views.ts';
+import { signatureHeader } from './signature.ts';
+
+/** SPEC 6.2: after a failed delivery, retries about 5 s, 20 s, 60 s and 180 s later; then the delivery is marked failed. */
+export const RETRY_DELAYS_MS = [5_000, 20_000, 60_000, 180_000] as const;
+
+export interface WebhookDispatcherOptions {
+  allowPrivateUrls: boolean;
+  /** A receiver that does not answer within this time has failed the attempt. */
+  timeoutMs: number;
+  fileUrl: FileUrl;
+}
+
+/**
+ * Runs the `webhook.task` job: POSTs the finished task to its `webhook_url`, signed with the API key that created it.
+ * Every attempt is recorded (admin API: GET /deliveries?taskId=); `X-Tollgate-Delivery` stays the task id on every
+ * attempt while the signature is made afresh. The sealed key is erased once the delivery is settled either way.
+ */
+export class WebhookDispatcher {
+  constructor(
+    private readonly repository: SqlTasksRepository,
+    private readonly secrets: SecretBox,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    private readonly options: WebhookDispatcherOptions,
+  ) {}
+
+  readonly deliver = async (job: Job): Promise<JobOutcome> => {
+    const task = await this.repository.get(job.subjectId);
+    if (!task?.webhookUrl || (task.status !== 'done' && task.status !== 'failed')) return { type: 'done' };
+    const secret = task.webhookSecret ? this.secrets.open(task.webhookSecret) : undefined;
+    if (!secret) return { type: 'failed', error: 'the signing key of this task is not available' };
+    const attempt = job.attempts + 1;
+    const event = task.status === 'done' ? 'task.done' : 'task.failed';
+    const body = JSON.stringify(taskView(task, this.options.fileUrl));
+    const started = this.clock.now();
+    const result = await this.post(task.webhookUrl, body, task.id, event, secret);
+    await this.repository.recordDelivery({
+      id: newId('delivery'),
+      taskId: task.id,
+      attempt,
+      url: task.webhookUrl,
+      event,
+      status: result.ok ? 'delivered' : 'failed',
+      httpStatus: result.status,
+      error: result.error,
+      durationMs: Math.max(0, this.clock.now() - started),
+      at: started,
+    });
+    const delay = RETRY_DELAYS_MS[attempt - 1];
+    // A receiver answering 410 Gone asks for no more deliveries (Standard Webhooks).
+    if (result.ok || delay === undefined || result.status === 410) {
+      await this.repository.update(this.repository.db, task.id, { webhookSecret: null }, this.clock.now());
+      if (!result.ok) this.logger.warn({ task: task.id, attempts: attempt }, 'webhook delivery failed for good');
+      return result.ok ? { type: 'done' } : { type: 'failed', error: result.error ?? `receiver answered ${result.status}` };
+    }
+    return { type: 'retry', at: this.clock.now() + delay, error: result.error ?? `receiver answered ${result.status}` };
+  };
+
+  private async post(url: string, body: string, taskId: string, event: string, secret: string): Promise<{ ok: boolean; status: number | null; error: string | null }> {
+    const refused = await refuseUrl(url, this.options.allowPrivateUrls);
+    if (refused) return { ok: false, status: null, error: `webhook_url ${refused}` };
+    try {
+      const response = await request(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'Tollgate-Webhooks/1',
+          'x-tollgate-event': event,
+          'x-tollgate-delivery': taskId,
+          'x-tollgate-signature': signatureHeader(body, secret, unixSeconds(this.clock)),
+        },
+        body,
+        signal: AbortSignal.timeout(this.options.timeoutMs),
+      });
+      await response.body.dump();
+      const ok = response.statusCode >= 200 && response.statusCode < 300;
+      return { ok, status: response.statusCode, error: ok ? null : `receiver answered ${response.statusCode}` };
+    } catch (error) {
+      const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
+      return { ok: false, status: null, error: timedOut ? `receiver did not answer within ${this.options.timeoutMs} ms` : `delivery failed: ${error instanceof Error ? error.message : String(error)}` };
+    }
+  }
+}

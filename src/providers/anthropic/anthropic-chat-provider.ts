@@ -1,0 +1,106 @@
+import type {
+  ChatRequest,
+  ChatResponse,
+  ChatStreamEvent,
+  EmbeddingsResponse,
+  ModerationResponse,
+} from '../../core/chat-types.ts';
+import { GatewayError } from '../../core/errors.ts';
+import { systemClock, unixSeconds, type Clock } from '../../lib/clock.ts';
+import type { HttpClient, UpstreamResponse } from '../http-client.ts';
+import type { CallOptions, ChatStream, Provider } from '../provider.ts';
+import { readServerSentEvents } from '../sse-reader.ts';
+import { UpstreamError } from '../upstream-error.ts';
+import { anthropicMessageSchema } from './anthropic-api-schemas.ts';
+import { anthropicHeaders, anthropicUrl, type AnthropicEndpoint } from './anthropic-api.ts';
+import { toCanonicalUpstreamError } from './anthropic-error.ts';
+import { AnthropicStreamToChunks, parseAnthropicStreamEvent } from './anthropic-stream-to-chunks.ts';
+import { convertFromAnthropicResponse } from './convert-from-anthropic-response.ts';
+import { convertToAnthropicMessages, type AnthropicMessagesRequest } from './convert-to-anthropic-messages.ts';
+
+/**
+ * Claude behind the OpenAI chat format: each chat request is converted to a Messages request, and the answer (or its
+ * stream) back to OpenAI's shapes. Vendor error bodies are converted too (see anthropic-error.ts). Anthropic has no
+ * embeddings or moderation API.
+ */
+export class AnthropicChatProvider implements Provider {
+  readonly type = 'anthropic' as const;
+
+  constructor(
+    readonly id: string,
+    private readonly endpoint: AnthropicEndpoint,
+    private readonly http: HttpClient,
+    private readonly clock: Clock = systemClock,
+  ) {}
+
+  async chatCompletion(request: ChatRequest, options: CallOptions): Promise<ChatResponse> {
+    const body = convertToAnthropicMessages({ ...request, stream: false });
+    const response = await this.send(body, options.requestId, options.signal);
+    const json = await this.http.json<unknown>(response);
+    const message = anthropicMessageSchema.safeParse(json);
+    if (!message.success) throw new UpstreamError(502, JSON.stringify(json), 'application/json', 'upstream sent a message the gateway cannot read');
+    return convertFromAnthropicResponse(message.data, unixSeconds(this.clock));
+  }
+
+  async chatCompletionStream(request: ChatRequest, options: CallOptions): Promise<ChatStream> {
+    const body = convertToAnthropicMessages({ ...request, stream: true });
+    const converter = new AnthropicStreamToChunks({
+      includeUsage: request.stream_options?.include_usage === true,
+      createdSeconds: unixSeconds(this.clock),
+    });
+    const controller = new AbortController();
+    const abort = (): void => controller.abort();
+    if (options.signal?.aborted) controller.abort();
+    options.signal?.addEventListener('abort', abort, { once: true });
+    let response: UpstreamResponse;
+    try {
+      response = await this.send(body, options.requestId, controller.signal, { accept: 'text/event-stream' });
+    } catch (error) {
+      options.signal?.removeEventListener('abort', abort);
+      throw error;
+    }
+    const stream = response.body;
+    async function* events(): AsyncGenerator<ChatStreamEvent> {
+      try {
+        for await (const message of readServerSentEvents(stream)) {
+          const event = parseAnthropicStreamEvent(message.data);
+          if (!event) continue;
+          yield* converter.convert(event);
+          // Both end the message; nothing the vendor might still send belongs to it.
+          if (event.type === 'message_stop' || event.type === 'error') return;
+        }
+      } finally {
+        options.signal?.removeEventListener('abort', abort);
+        if (!stream.destroyed) stream.destroy();
+      }
+    }
+    const iterator = events();
+    return {
+      [Symbol.asyncIterator]: () => iterator,
+      close: () => {
+        controller.abort();
+        if (!stream.destroyed) stream.destroy();
+      },
+    };
+  }
+
+  embeddings(): Promise<EmbeddingsResponse> {
+    return Promise.reject(new GatewayError('invalid_request', 'The Anthropic provider does not serve embeddings; choose an embeddings model.', { param: 'model' }));
+  }
+
+  moderations(): Promise<ModerationResponse> {
+    return Promise.reject(new GatewayError('invalid_request', 'The Anthropic provider does not serve moderations; choose a moderation model.', { param: 'model' }));
+  }
+
+  private async send(body: AnthropicMessagesRequest, requestId: string, signal: AbortSignal | undefined, extraHeaders: Record<string, string> = {}): Promise<UpstreamResponse> {
+    try {
+      return await this.http.send(anthropicUrl(this.endpoint, '/v1/messages'), {
+        headers: { ...anthropicHeaders(this.endpoint, requestId), ...extraHeaders },
+        body: JSON.stringify(body),
+        ...(signal ? { signal } : {}),
+      });
+    } catch (error) {
+      throw toCanonicalUpstreamError(error);
+    }
+  }
+}

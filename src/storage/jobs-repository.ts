@@ -1,0 +1,71 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Job } from '../jobs/jobs.ts';
+import { newId } from '../lib/ids.ts';
+import type { Engine } from './database.ts';
+import type { Database } from './schema.ts';
+
+type Executor = Kysely<Database> | Transaction<Database>;
+
+/**
+ * The jobs table as a queue. A job is leased by one worker until `locked_until`; a worker that dies loses its lease and
+ * the job is taken again. On PostgreSQL the lease skips rows other workers hold (`FOR UPDATE SKIP LOCKED`), so several
+ * gateway processes never run one job twice at the same time; SQLite serialises writers by itself.
+ */
+export class SqlJobsRepository {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly engine: Engine,
+  ) {}
+
+  /** Adds a job; pass the transaction of its cause so both commit together. */
+  async enqueue(executor: Executor, job: { kind: string; subjectId: string; runAt: number }, now: number): Promise<string> {
+    const id = newId('job');
+    await executor
+      .insertInto('jobs')
+      .values({ id, kind: job.kind, subject_id: job.subjectId, status: 'pending', attempts: 0, run_at: job.runAt, locked_by: null, locked_until: null, last_error: null, created_at: now, updated_at: now })
+      .execute();
+    return id;
+  }
+
+  /** Leases up to `limit` due jobs (pending and due, or running with an expired lease). */
+  async lease(worker: string, now: number, leaseMs: number, limit: number): Promise<Job[]> {
+    const lockClause = this.engine === 'postgres' ? sql`for update skip locked` : sql``;
+    const result = await sql<{ id: string; kind: string; subject_id: string; attempts: number; run_at: number | string }>`
+      update jobs set status = 'running', locked_by = ${worker}, locked_until = ${now + leaseMs}, updated_at = ${now}
+      where id in (
+        select id from jobs
+        where (status = 'pending' and run_at <= ${now}) or (status = 'running' and locked_until < ${now})
+        order by run_at
+        limit ${limit}
+        ${lockClause}
+      )
+      returning id, kind, subject_id, attempts, run_at`.execute(this.db);
+    return result.rows.map((row) => ({ id: row.id, kind: row.kind, subjectId: row.subject_id, attempts: row.attempts, runAt: Number(row.run_at) }));
+  }
+
+  /** Ends a job this worker holds; false when the lease was lost (another worker took it over). */
+  async finish(job: Job, worker: string, outcome: { status: 'done' | 'failed'; error?: string } | { status: 'pending'; runAt: number; error: string }, now: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('jobs')
+      .set({
+        status: outcome.status,
+        attempts: job.attempts + 1,
+        run_at: outcome.status === 'pending' ? outcome.runAt : job.runAt,
+        last_error: outcome.error ?? null,
+        locked_by: null,
+        locked_until: null,
+        updated_at: now,
+      })
+      .where('id', '=', job.id)
+      .where('locked_by', '=', worker)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  async pending(kind?: string): Promise<Array<{ id: string; kind: string; subjectId: string; status: string; runAt: number; attempts: number }>> {
+    let query = this.db.selectFrom('jobs').select(['id', 'kind', 'subject_id', 'status', 'run_at', 'attempts']).where('status', 'in', ['pending', 'running']);
+    if (kind) query = query.where('kind', '=', kind);
+    const rows = await query.orderBy('run_at').execute();
+    return rows.map((row) => ({ id: row.id, kind: row.kind, subjectId: row.subject_id, status: row.status, runAt: row.run_at, attempts: row.attempts }));
+  }
+}

@@ -1,0 +1,166 @@
+import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { JsonObject } from '../core/chat-types.ts';
+import type { LedgerEntry } from '../features/billing/ledger.ts';
+import type { Task, TaskError, TaskFile, TaskResult } from '../features/tasks/task.ts';
+import type { SqlJobsRepository } from './jobs-repository.ts';
+import type { SqlLedgerRepository } from './ledger-repository.ts';
+import { moneyText } from './money-sql.ts';
+import type { Database, TasksTable } from './schema.ts';
+
+type Executor = Kysely<Database> | Transaction<Database>;
+
+const COLUMNS = [
+  'id', 'kind', 'type', 'parent_id', 'user_id', 'key_id', 'payer_type', 'payer_id', 'model', 'served_model', 'status', 'percent',
+  'input', 'result', 'error', 'webhook_url', 'webhook_secret', 'created_at', 'updated_at',
+] as const;
+
+const toTask = (row: Omit<Selectable<TasksTable>, 'cost_nano'> & { cost: string }): Task => ({
+  id: row.id,
+  kind: row.kind as Task['kind'],
+  type: row.type,
+  parentId: row.parent_id,
+  userId: row.user_id,
+  keyId: row.key_id,
+  payer: { type: row.payer_type, id: row.payer_id },
+  model: row.model,
+  servedModel: row.served_model,
+  status: row.status,
+  percent: row.percent,
+  input: JSON.parse(row.input) as JsonObject,
+  result: row.result === null ? null : (JSON.parse(row.result) as TaskResult),
+  error: row.error === null ? null : (JSON.parse(row.error) as TaskError),
+  cost: BigInt(row.cost),
+  webhookUrl: row.webhook_url,
+  webhookSecret: row.webhook_secret,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+/** Tasks, their stored result files and webhook delivery attempts. */
+export class SqlTasksRepository {
+  constructor(
+    readonly db: Kysely<Database>,
+    private readonly ledger: SqlLedgerRepository,
+    private readonly jobs: SqlJobsRepository,
+  ) {}
+
+  /** A new task, its charge and the job that will run it, in one transaction: none exists without the others. */
+  async createWithCharge(task: Task, charge: LedgerEntry | null, now: number, files: Array<TaskFile & { data: Buffer }> = []): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await this.insert(trx, task);
+      for (const file of files) await this.saveFile(trx, { ...file, taskId: task.id }, now);
+      if (charge) await this.ledger.append([charge], trx);
+      await this.jobs.enqueue(trx, { kind: 'task.run', subjectId: task.id, runAt: now }, now);
+    });
+  }
+
+  /**
+   * Settles a task: its new state, a refund when it failed, and its webhook job when it has a webhook URL —
+   * committed together, so a finished task always has its delivery queued and a failed one its refund.
+   */
+  async settle(taskId: string, changes: Parameters<SqlTasksRepository['update']>[2], options: { refund?: LedgerEntry; webhookAt?: number }, now: number): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await this.update(trx, taskId, changes, now);
+      if (options.refund) await this.ledger.append([options.refund], trx);
+      if (options.webhookAt !== undefined) await this.jobs.enqueue(trx, { kind: 'webhook.task', subjectId: taskId, runAt: options.webhookAt }, now);
+    });
+  }
+
+  async insert(executor: Executor, task: Task): Promise<void> {
+    await executor
+      .insertInto('tasks')
+      .values({
+        id: task.id,
+        kind: task.kind,
+        type: task.type,
+        parent_id: task.parentId,
+        user_id: task.userId,
+        key_id: task.keyId,
+        payer_type: task.payer.type,
+        payer_id: task.payer.id,
+        model: task.model,
+        served_model: task.servedModel,
+        status: task.status,
+        percent: task.percent,
+        input: JSON.stringify(task.input),
+        result: task.result === null ? null : JSON.stringify(task.result),
+        error: task.error === null ? null : JSON.stringify(task.error),
+        cost_nano: task.cost,
+        webhook_url: task.webhookUrl,
+        webhook_secret: task.webhookSecret,
+        created_at: task.createdAt,
+        updated_at: task.updatedAt,
+      })
+      .execute();
+  }
+
+  async get(id: string, executor: Executor = this.db): Promise<Task | undefined> {
+    const row = await executor.selectFrom('tasks').select([...COLUMNS, moneyText('cost_nano').as('cost')]).where('id', '=', id).executeTakeFirst();
+    return row && toTask(row);
+  }
+
+  async update(
+    executor: Executor,
+    id: string,
+    changes: Partial<Pick<Task, 'status' | 'percent' | 'result' | 'error' | 'webhookSecret'>>,
+    now: number,
+  ): Promise<void> {
+    await executor
+      .updateTable('tasks')
+      .set({
+        ...(changes.status !== undefined ? { status: changes.status } : {}),
+        ...(changes.percent !== undefined ? { percent: changes.percent } : {}),
+        ...(changes.result !== undefined ? { result: changes.result === null ? null : JSON.stringify(changes.result) } : {}),
+        ...(changes.error !== undefined ? { error: changes.error === null ? null : JSON.stringify(changes.error) } : {}),
+        ...(changes.webhookSecret !== undefined ? { webhook_secret: changes.webhookSecret } : {}),
+        updated_at: now,
+      })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  async saveFile(executor: Executor, file: TaskFile & { taskId: string; data: Buffer }, now: number): Promise<void> {
+    await executor
+      .insertInto('files')
+      .values({ id: file.id, task_id: file.taskId, content_type: file.contentType, data: file.data.toString('base64'), created_at: now })
+      .execute();
+  }
+
+  async file(id: string): Promise<{ contentType: string; data: Buffer } | undefined> {
+    const row = await this.db.selectFrom('files').select(['content_type', 'data']).where('id', '=', id).executeTakeFirst();
+    return row && { contentType: row.content_type, data: Buffer.from(row.data, 'base64') };
+  }
+
+  async recordDelivery(delivery: {
+    id: string;
+    taskId: string;
+    attempt: number;
+    url: string;
+    event: string;
+    status: 'delivered' | 'failed';
+    httpStatus: number | null;
+    error: string | null;
+    durationMs: number;
+    at: number;
+  }): Promise<void> {
+    await this.db
+      .insertInto('deliveries')
+      .values({
+        id: delivery.id,
+        task_id: delivery.taskId,
+        attempt: delivery.attempt,
+        url: delivery.url,
+        event: delivery.event,
+        status: delivery.status,
+        http_status: delivery.httpStatus,
+        error: delivery.error,
+        duration_ms: delivery.durationMs,
+        at: delivery.at,
+      })
+      .execute();
+  }
+
+  async deliveries(taskId: string): Promise<Array<Selectable<Database['deliveries']>>> {
+    return this.db.selectFrom('deliveries').selectAll().where('task_id', '=', taskId).orderBy('at').orderBy('attempt').execute();
+  }
+}
