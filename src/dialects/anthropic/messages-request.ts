@@ -46,6 +46,8 @@ export interface RewriteContext {
   promptCaching: boolean;
   /** Secret of the keyed hash that replaces metadata.user_id. */
   hashSecret: string;
+  /** The account the key belongs to: the same user_id sent by two customers hashes differently. */
+  tenant: string;
 }
 
 /** Checks the tools: code execution is refused with 400 (shape B). */
@@ -59,7 +61,7 @@ export function checkTools(body: JsonObject): void {
 }
 
 /** metadata: only `user_id`, replaced by a keyed hash so the vendor sees a stable id it cannot link to the user. */
-function rewriteMetadata(body: JsonObject, secret: string): void {
+function rewriteMetadata(body: JsonObject, secret: string, tenant: string): void {
   const metadata = body.metadata;
   if (metadata === undefined || metadata === null) return;
   const entries = Object.entries(metadata as JsonObject);
@@ -68,7 +70,7 @@ function rewriteMetadata(body: JsonObject, secret: string): void {
   const userId = (metadata as JsonObject).user_id;
   if (userId === undefined || userId === null) return;
   if (typeof userId !== 'string') throw new GatewayError('invalid_request', 'metadata.user_id: must be a string', { param: 'metadata.user_id' });
-  body.metadata = { user_id: hmacSha256Hex(secret, `metadata.user_id:${userId}`).slice(0, 40) };
+  body.metadata = { user_id: hmacSha256Hex(secret, `metadata.user_id:${tenant}:${userId}`).slice(0, 40) };
 }
 
 function rewriteContextManagement(body: JsonObject): void {
@@ -82,14 +84,15 @@ function rewriteContextManagement(body: JsonObject): void {
   else body.context_management = { ...management, edits };
 }
 
-/** Removes every cache_control breakpoint: top level, tools, system blocks, message content blocks. */
+/** Removes every cache_control breakpoint: top level, tools, system blocks, message blocks and the blocks inside tool results. */
 export function stripCacheControl(body: JsonObject): void {
   delete body.cache_control;
   const strip = (blocks: unknown): unknown =>
     Array.isArray(blocks)
       ? blocks.map((block) => {
-          if (!block || typeof block !== 'object' || !('cache_control' in block)) return block;
+          if (!block || typeof block !== 'object') return block;
           const { cache_control: _removed, ...rest } = block as JsonObject;
+          if (Array.isArray(rest.content)) rest.content = strip(rest.content);
           return rest;
         })
       : blocks;
@@ -109,15 +112,16 @@ export function stripCacheControl(body: JsonObject): void {
 export function rewriteMessagesRequest(input: JsonObject, context: RewriteContext): JsonObject {
   const body: JsonObject = { ...input, model: context.upstreamModel };
   checkTools(body);
-  rewriteMetadata(body, context.hashSecret);
+  rewriteMetadata(body, context.hashSecret, context.tenant);
   delete body.service_tier;
   for (const field of ROUTING_FIELDS) delete body[field];
-  rewriteContextManagement(body);
+  // Small-tier removals first: thinking removed here is thinking off for the context_management rule.
   if (context.smallTier) {
     const thinking = body.thinking as JsonObject | null | undefined;
     if (thinking && thinking.type === 'adaptive') delete body.thinking;
     delete body.output_config;
   }
+  rewriteContextManagement(body);
   if (!context.promptCaching) stripCacheControl(body);
   return body;
 }

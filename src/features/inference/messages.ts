@@ -68,6 +68,7 @@ export class MessagesService {
       smallTier: served.tier === 'small',
       promptCaching,
       hashSecret: this.hashSecret,
+      tenant: caller.key.orgId ?? caller.key.userId,
     });
     return {
       call,
