@@ -21,8 +21,13 @@ pg.types.setTypeParser(20, (value) => Number(value));
  * Opens `sqlite:<path>`, `sqlite::memory:` or `postgres://…[?schema=name]` and applies pending migrations.
  * A `schema` parameter selects (and creates) a PostgreSQL schema, so test runs never see each other's data.
  */
-export async function openStorage(url: string): Promise<Storage> {
-  const storage = url.startsWith('postgres') ? await openPostgres(url) : openSqlite(url);
+export interface StorageOptions {
+  /** Called for every query run (tests count them: the request path must run none once caches are warm). */
+  onQuery?: (sql: string) => void;
+}
+
+export async function openStorage(url: string, options: StorageOptions = {}): Promise<Storage> {
+  const storage = url.startsWith('postgres') ? await openPostgres(url, options) : openSqlite(url, options);
   const migrator = new Migrator({ db: storage.db, provider: migrationProvider });
   const { error } = await migrator.migrateToLatest();
   if (error) {
@@ -32,7 +37,10 @@ export async function openStorage(url: string): Promise<Storage> {
   return storage;
 }
 
-function openSqlite(url: string): Storage {
+const logOption = (options: StorageOptions) =>
+  options.onQuery ? { log: (event: { query: { sql: string } }) => options.onQuery!(event.query.sql) } : {};
+
+function openSqlite(url: string, options: StorageOptions): Storage {
   const path = url.replace(/^sqlite:/, '') || ':memory:';
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const database = new SqliteDatabase(path);
@@ -40,11 +48,11 @@ function openSqlite(url: string): Storage {
   database.pragma('synchronous = NORMAL');
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }), ...logOption(options) });
   return { db, engine: 'sqlite', close: () => db.destroy() };
 }
 
-async function openPostgres(url: string): Promise<Storage> {
+async function openPostgres(url: string, options: StorageOptions): Promise<Storage> {
   const parsed = new URL(url);
   const schema = parsed.searchParams.get('schema');
   parsed.searchParams.delete('schema');
@@ -60,7 +68,7 @@ async function openPostgres(url: string): Promise<Storage> {
     }
   }
   const pool = new pg.Pool({ connectionString, max: 10, ...(schema ? { options: `-c search_path=${schema}` } : {}) });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), ...logOption(options) });
   await sql`select 1`.execute(db);
   return { db, engine: 'postgres', close: () => db.destroy() };
 }

@@ -39,6 +39,8 @@ export interface TestGateway {
   adminToken: string;
   databaseUrl: string;
   logLines: string[];
+  /** Every SQL statement the gateway ran, in order. */
+  queries: string[];
   /** Calls the admin API; returns status and parsed body. */
   admin<T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
   /** A user with a balance and one key (optionally bound to an org or limited to some models). */
@@ -62,7 +64,8 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     databaseUrl = options.database.url;
   }
   const config = testConfig({ databaseUrl, ...options.config });
-  const storage = await openStorage(databaseUrl);
+  const queries: string[] = [];
+  const storage = await openStorage(databaseUrl, { onQuery: (sql) => void queries.push(sql) });
   const clock = options.clock ?? new ManualClock(Date.parse('2026-11-01T00:00:00Z'));
   const bus: ChangeBus = options.redis ? await RedisChangeBus.connect(REDIS_URL, options.redisPrefix ?? `tg_test_${randomBytes(4).toString('hex')}:`) : new LocalChangeBus();
   const adminToken = `admin-${randomBytes(16).toString('hex')}`;
@@ -108,6 +111,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     adminToken,
     databaseUrl,
     logLines,
+    queries,
     admin,
     async fundedKey(input = {}) {
       let userId = input.userId;
