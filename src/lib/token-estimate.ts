@@ -1,4 +1,14 @@
-import { countTokens } from 'gpt-tokenizer';
+import { createRequire } from 'node:module';
+
+type CountTokens = (text: string) => number;
+
+let counter: CountTokens | undefined;
+
+/** The tokenizer's tables take ~70 MB: loaded on the first estimate, not at start (most calls carry the vendor's usage). */
+function countTokens(text: string): number {
+  counter ??= (createRequire(import.meta.url)('gpt-tokenizer') as { countTokens: CountTokens }).countTokens;
+  return counter(text);
+}
 
 /** Estimated token count of a text (o200k encoding), for calls whose vendor reported no usage. */
 export function estimateTokens(text: string): number {

@@ -13,8 +13,9 @@ export function registerChatCompletionsRoute(app: FastifyInstance, services: Ser
     const { request: chat, useWalletBalance } = toChatRequest(parseOrThrow(chatRequestSchema, request.body));
     const call = await services.chat.prepare(callerOf(request), chat, useWalletBalance || walletFromQuery(request));
     reply.headers(call.resolution.headers);
+    // A non-stream call runs to its end even if the client leaves: the vendor bills it, so it is charged (no abort wiring).
+    if (!chat.stream) return services.chat.complete(call, chat);
     const abort = clientAbort(reply);
-    if (!chat.stream) return services.chat.complete(call, chat, abort.signal);
     const stream = await services.chat.openStream(call, chat, abort.signal);
     const frames = (async function* () {
       for await (const payload of services.chat.relay(call, chat, stream)) yield sseFrame(payload);

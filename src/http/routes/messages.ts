@@ -28,11 +28,11 @@ export function registerMessagesRoutes(app: FastifyInstance, services: Services)
     const body = parseOrThrow(messagesRequestSchema, request.body);
     const prepared = await services.messages.prepare(callerOf(request), body, vendorHeaders(request), 'messages');
     reply.headers(prepared.call.resolution.headers);
-    const abort = clientAbort(reply);
     if (body.stream !== true) {
-      const result = await services.messages.create(prepared, abort.signal);
+      const result = await services.messages.create(prepared);
       return reply.type('application/json').send(result.body);
     }
+    const abort = clientAbort(reply);
     const upstream = await services.messages.openStream(prepared, abort.signal);
     const frames = relayMessagesStream(services.messages, prepared, upstream.body);
     await sendEventStream(request, reply, frames, abort, (error) => sseFrame(JSON.stringify(renderErrorB(error, request.id)), 'error'));
