@@ -43,7 +43,13 @@ export const ID_PREFIXES = {
 
 export type IdKind = keyof typeof ID_PREFIXES;
 
-/** A prefixed id whose first part sorts by creation time: `usr_<time36><random>`. */
+let sequence = 0;
+
+/**
+ * A prefixed id that sorts by creation: `usr_<time36><sequence36><random>`. The per-process sequence orders ids made in the
+ * same millisecond (ledger entries of one batch come back newest first).
+ */
 export function newId(kind: IdKind): string {
-  return `${ID_PREFIXES[kind]}_${Date.now().toString(36).padStart(9, '0')}${randomBase62(12)}`;
+  sequence = (sequence + 1) % 1_679_616; // 36^4
+  return `${ID_PREFIXES[kind]}_${Date.now().toString(36).padStart(9, '0')}${sequence.toString(36).padStart(4, '0')}${randomBase62(10)}`;
 }

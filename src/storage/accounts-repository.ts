@@ -59,6 +59,11 @@ export class SqlAccountsRepository implements AccountsRepository {
     return row?.role;
   }
 
+  async membershipsOf(userId: string): Promise<Array<{ orgId: string; role: Role }>> {
+    const rows = await this.db.selectFrom('org_members').select(['org_id', 'role']).where('user_id', '=', userId).execute();
+    return rows.map((row) => ({ orgId: row.org_id, role: row.role }));
+  }
+
   async countUsers(): Promise<number> {
     const row = await this.db.selectFrom('users').select((eb) => eb.fn.countAll<string | number>().as('count')).executeTakeFirstOrThrow();
     return Number(row.count);

@@ -140,7 +140,74 @@ export interface FilesTable {
   created_at: number;
 }
 
+export interface AssistantsTable {
+  id: string;
+  owner_id: string;
+  mention: string;
+  title: string;
+  is_private: number;
+  /** The organisation whose members see the assistant when it is private. */
+  org_id: string | null;
+  /** The assistant's settings (features/assistants/assistant.ts) as JSON. */
+  data: string;
+  likes: number;
+  /** JSON float array: embedding of title, subtitle and description, for the catalog's semantic search. */
+  embedding: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface AssistantReactionsTable {
+  assistant_id: string;
+  user_id: string;
+  kind: 'like' | 'install';
+  created_at: number;
+}
+
+export interface ChatMessagesTable {
+  id: string;
+  chat_id: string;
+  owner_id: string;
+  assistant_id: string;
+  /** Order of the message in its chat. */
+  seq: number;
+  role: 'user' | 'assistant';
+  content: string;
+  created_at: number;
+}
+
+export interface KnowledgeBasesTable {
+  id: string;
+  owner_id: string;
+  title: string;
+  created_at: number;
+}
+
+export interface KnowledgeDocumentsTable {
+  id: string;
+  base_id: string;
+  title: string;
+  text: string;
+  created_at: number;
+}
+
+export interface KnowledgeChunksTable {
+  id: string;
+  base_id: string;
+  document_id: string;
+  seq: number;
+  text: string;
+  /** JSON float array. */
+  embedding: string;
+}
+
 export interface Database {
+  assistants: AssistantsTable;
+  assistant_reactions: AssistantReactionsTable;
+  chat_messages: ChatMessagesTable;
+  knowledge_bases: KnowledgeBasesTable;
+  knowledge_documents: KnowledgeDocumentsTable;
+  knowledge_chunks: KnowledgeChunksTable;
   tasks: TasksTable;
   jobs: JobsTable;
   deliveries: DeliveriesTable;

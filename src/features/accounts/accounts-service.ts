@@ -99,6 +99,10 @@ export class AccountsService {
     return account.type === 'user' ? (await this.repository.getUser(account.id)) !== undefined : (await this.repository.getOrg(account.id)) !== undefined;
   }
 
+  membershipsOf(userId: string): Promise<Array<{ orgId: string; role: Role }>> {
+    return this.repository.membershipsOf(userId);
+  }
+
   countUsers(): Promise<number> {
     return this.repository.countUsers();
   }

@@ -33,4 +33,6 @@ export interface AccountsRepository {
   setMember(orgId: string, userId: string, role: Role): Promise<void>;
   getRole(orgId: string, userId: string): Promise<Role | undefined>;
   countUsers(): Promise<number>;
+  /** Organisations the user belongs to, with the user's role in each. */
+  membershipsOf(userId: string): Promise<Array<{ orgId: string; role: Role }>>;
 }

@@ -43,7 +43,9 @@ export function toCatalogueError(error: unknown, passthrough: boolean): GatewayE
 /** Sends an error in the route's shape, with the request id; a vendor body passed through stays the vendor's bytes. */
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: GatewayError): FastifyReply {
   // SPEC §5/§7: a missing or bad key is answered in shape A on every endpoint, the messages endpoint included.
-  const shape: ErrorShape = error.code === 'unauthorized' ? 'A' : (request.errorShape ?? request.routeOptions.config?.errorShape ?? 'A');
+  let shape: ErrorShape = error.code === 'unauthorized' ? 'A' : (request.errorShape ?? request.routeOptions.config?.errorShape ?? 'A');
+  // SPEC 2.10/§7: shape C is the retired-model answer of media creation and asynchronous transcription; their other errors are shape A.
+  if (shape === 'C' && error.code !== 'model_deprecated') shape = 'A';
   if (error.passthrough) {
     return reply.code(error.passthrough.status).type(error.passthrough.contentType).send(error.passthrough.body);
   }
@@ -60,8 +62,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
     return sendError(request, reply, error);
   });
   app.setNotFoundHandler((request, reply) => {
-    const shape: ErrorShape = request.url.startsWith('/v1/messages') ? 'B' : 'A';
+    const notFoundShape: ErrorShape = request.url.startsWith('/v1/messages') ? 'B' : 'A';
     const error = new GatewayError('not_found', `No route ${request.method} ${request.url.split('?')[0]}.`);
-    return reply.code(404).send(renderError(error, shape, request.id));
+    return reply.code(404).send(renderError(error, notFoundShape, request.id));
   });
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { Services } from '../../app.ts';
+import { GatewayError } from '../../core/errors.ts';
 import { parseOrThrow } from '../../dialects/validation.ts';
 import { imageTaskView } from '../../features/tasks/task-views.ts';
 import { IMAGE_ACTIONS } from '../../features/tasks/task.ts';
@@ -41,7 +42,9 @@ export function registerImagegenRoutes(app: FastifyInstance, services: Services)
 
   app.get('/v1/imagegen/tasks/:id', { config: { name: 'imagegen.task' } }, async (request) => {
     const { id } = request.params as { id: string };
-    return imageTaskView(await services.tasks.get(callerOf(request), id), fileUrl);
+    const task = await services.tasks.get(callerOf(request), id);
+    if (task.kind !== 'imagine') throw new GatewayError('not_found', `Task '${id}' not found.`, { param: 'id' });
+    return imageTaskView(task, fileUrl);
   });
 
   app.post('/v1/imagegen/action', { config: { name: 'imagegen.action' } }, async (request) => {
