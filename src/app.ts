@@ -11,6 +11,13 @@ import { EmbeddingsService } from './features/inference/embeddings.ts';
 import { MessagesService } from './features/inference/messages.ts';
 import { ModerationsService } from './features/inference/moderations.ts';
 import { KeysService } from './features/keys/keys-service.ts';
+import { AssistantChatService } from './features/assistants/assistant-chat.ts';
+import { AssistantsService } from './features/assistants/assistants-service.ts';
+import { Embedder } from './features/assistants/embedder.ts';
+import { createToolsetFactories } from './features/assistants/tools/index.ts';
+import type { ToolsetFactory } from './features/assistants/tools/toolset.ts';
+import { registerAssistantRoutes } from './http/routes/assistants.ts';
+import { SqlAssistantsRepository } from './storage/assistants-repository.ts';
 import type { ModelCallDependencies } from './features/inference/model-call.ts';
 import type { FileUrl } from './features/tasks/task-views.ts';
 import { TaskWorker } from './features/tasks/task-worker.ts';
@@ -70,6 +77,11 @@ export interface Services {
   moderations: ModerationsService;
   messages: MessagesService;
   tasks: TasksService;
+  assistants: AssistantsService;
+  assistantChat: AssistantChatService;
+  /** Toolsets assistants may use (knowledge base, MCP, API functions, SQL store); extended by their features. */
+  toolsets: ToolsetFactory[];
+  embedder: Embedder;
   runner: JobRunner;
   /** The dependencies every model call shares (for routes that compose their own call, e.g. transcriptions). */
   callDependencies: ModelCallDependencies;
@@ -114,8 +126,16 @@ export function createServices(dependencies: AppDependencies): Services {
       fileUrl,
     }).deliver,
   );
+  const embedder = new Embedder(catalog, providers, config.embeddingModel);
+  const assistantsRepository = new SqlAssistantsRepository(storage.db);
+  const assistants = new AssistantsService(assistantsRepository, accounts, catalog, embedder, book, clock, logger.child({ component: 'assistants' }));
+  const toolsets = createToolsetFactories({ config, storage, calls: callDependencies, embedder, logger });
   return {
     accounts,
+    assistants,
+    assistantChat: new AssistantChatService(callDependencies, assistants, assistantsRepository, toolsets),
+    toolsets,
+    embedder,
     keys: new KeysService(new SqlKeysRepository(storage.db), bus, clock),
     catalog,
     providers,
@@ -164,6 +184,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<App> {
   registerMediaRoutes(server, services);
   registerTranscriptionRoutes(server, services);
   registerFileRoutes(server, services);
+  registerAssistantRoutes(server, services);
   registerAdminRoutes(server, services);
   await server.ready();
 

@@ -23,6 +23,8 @@ const environmentSchema = z.object({
   TOLLGATE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   TOLLGATE_CATALOG: z.string().optional(),
   TOLLGATE_IMAGINE_MODEL: z.string().default('gpt-image-1'),
+  TOLLGATE_EMBEDDING_MODEL: z.string().default('text-embedding-3-small'),
+  TOLLGATE_SQL_STORE_LIMIT_BYTES: z.coerce.number().int().positive().default(20 * 1024 * 1024),
   TOLLGATE_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   TOLLGATE_GENERATE_WAIT_MS: z.coerce.number().int().positive().default(60_000),
   OPENAI_API_KEY: z.string().optional(),
@@ -53,6 +55,10 @@ export interface Config {
   catalogPath: string | undefined;
   /** The image model behind /v1/imagegen/imagine. */
   imagineModel: string;
+  /** The embedding model of assistant catalog search and knowledge bases. */
+  embeddingModel: string;
+  /** Size limit of each assistant's SQL store. */
+  sqlStoreLimitBytes: number;
   /** A webhook receiver that does not answer within this time has failed the attempt. */
   webhookTimeoutMs: number;
   /** How long POST /v1/media/generate waits for the result before answering with the task as it is. */
@@ -88,6 +94,8 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Readon
     logLevel: env.TOLLGATE_LOG_LEVEL,
     catalogPath: env.TOLLGATE_CATALOG,
     imagineModel: env.TOLLGATE_IMAGINE_MODEL,
+    embeddingModel: env.TOLLGATE_EMBEDDING_MODEL,
+    sqlStoreLimitBytes: env.TOLLGATE_SQL_STORE_LIMIT_BYTES,
     webhookTimeoutMs: env.TOLLGATE_WEBHOOK_TIMEOUT_MS,
     generateWaitMs: env.TOLLGATE_GENERATE_WAIT_MS,
     vendors: {

@@ -1,0 +1,120 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { Services } from '../../app.ts';
+import { parseOrThrow } from '../../dialects/validation.ts';
+import { createAssistantSchema, updateAssistantSchema } from '../../features/assistants/assistant.ts';
+import { assistantView, catalogCardView, listItemView } from '../../features/assistants/assistant-views.ts';
+import { formatMoney } from '../../lib/money.ts';
+import { sseFrame } from '../../lib/sse-writer.ts';
+import { renderErrorA } from '../../core/errors.ts';
+import { callerOf, walletFromQuery } from '../caller.ts';
+import { sendEventStream } from '../event-stream.ts';
+import { toCatalogueError } from '../plugins/errors.ts';
+
+const pageNumber = (max: number, fallback: number) =>
+  z.coerce.number({ message: 'must be a number' }).int('must be an integer').min(1, `must be between 1 and ${max}`).max(max, `must be between 1 and ${max}`).default(fallback);
+const offsetNumber = z.coerce.number({ message: 'must be a number' }).int('must be an integer').min(0, 'must be 0 or more').default(0);
+
+const listQuery = z.object({ query: z.string().max(200).default(''), limit: pageNumber(100, 25), offset: offsetNumber });
+const searchQuery = z.object({ query: z.string().max(200).default(''), sortBy: z.enum(['popular', 'newest']).default('popular'), limit: pageNumber(30, 25), offset: offsetNumber });
+const idBody = z.object({ id: z.string().min(1), useWalletBalance: z.boolean().optional() });
+
+/** SPEC 4.3: 24 to 36 characters, made by the client. */
+const chatSchema = z.object({
+  chatId: z.string().min(24, 'must be 24 to 36 characters').max(36, 'must be 24 to 36 characters'),
+  assistantCode: z.string().min(1, 'must not be empty'),
+  message: z.string().min(1, 'must not be empty').max(100_000),
+  maxContext: z.number().int().min(0).max(200).default(0),
+  images: z.array(z.string().min(1)).max(8).default([]),
+  stream: z.boolean().default(false),
+  useWalletBalance: z.boolean().optional(),
+});
+
+/** Assistants (SPEC 4.3–4.6, 4.10 create) plus likes and installs of the catalog. */
+export function registerAssistantRoutes(app: FastifyInstance, services: Services): void {
+  const model = (id: string) => services.catalog.get(id);
+
+  app.post('/v1/assistant/create', { config: { name: 'assistant.create' } }, async (request) => {
+    const assistant = await services.assistants.create(callerOf(request), parseOrThrow(createAssistantSchema, request.body));
+    return assistantView(assistant, model(assistant.modelId));
+  });
+
+  app.post('/v1/assistant/update', { config: { name: 'assistant.update' } }, async (request) => {
+    const assistant = await services.assistants.update(callerOf(request), parseOrThrow(updateAssistantSchema, request.body));
+    return assistantView(assistant, model(assistant.modelId));
+  });
+
+  app.get('/v1/assistant/list', { config: { name: 'assistant.list' } }, async (request) => {
+    const query = parseOrThrow(listQuery, request.query);
+    const { total, items } = await services.assistants.list(callerOf(request), query.query, query.limit, query.offset);
+    return { object: 'list', total, limit: query.limit, offset: query.offset, data: items.map((item) => listItemView(item, model(item.modelId))) };
+  });
+
+  app.get('/v1/assistant/search', { config: { name: 'assistant.search' } }, async (request) => {
+    const query = parseOrThrow(searchQuery, request.query);
+    const result = await services.assistants.search(callerOf(request), query);
+    return {
+      object: 'list',
+      total: result.total,
+      limit: query.limit,
+      offset: query.offset,
+      data: result.items.map((item) => catalogCardView(item, { id: item.ownerId, name: result.owners.get(item.ownerId) ?? '' }, result.installed.has(item.id))),
+    };
+  });
+
+  app.post('/v1/assistant/like', { config: { name: 'assistant.like' } }, async (request) => {
+    const { id } = parseOrThrow(idBody, request.body);
+    const assistant = await services.assistants.like(callerOf(request), id);
+    return { ok: true, id: assistant.id, likes: assistant.likes };
+  });
+
+  app.post('/v1/assistant/install', { config: { name: 'assistant.install' } }, async (request) => {
+    const body = parseOrThrow(idBody, request.body);
+    const { assistant, charged } = await services.assistants.install(callerOf(request), body.id, body.useWalletBalance === true || walletFromQuery(request));
+    return { ok: true, id: assistant.id, isInstalled: true, charged: formatMoney(charged) };
+  });
+
+  app.post('/v1/assistant/chat', { config: { name: 'assistant.chat' } }, async (request, reply) => {
+    const body = parseOrThrow(chatSchema, request.body);
+    const turn = await services.assistantChat.prepare(callerOf(request), {
+      chatId: body.chatId,
+      assistantCode: body.assistantCode,
+      message: body.message,
+      maxContext: body.maxContext,
+      images: body.images,
+      useWalletBalance: body.useWalletBalance === true || walletFromQuery(request),
+    });
+    reply.headers(turn.call.resolution.headers);
+    if (!body.stream) return services.assistantChat.run(turn);
+    // Experimental stream (SPEC 4.3): `{chatId, assistantCode, delta}` frames as the reply is written, then the whole
+    // response object of SPEC 2.5, then [DONE].
+    const queue: string[] = [];
+    let wake: (() => void) | undefined;
+    let finished = false;
+    const push = (frame: string): void => {
+      queue.push(frame);
+      wake?.();
+    };
+    const done = services.assistantChat
+      .run(turn, (delta) => push(sseFrame(JSON.stringify({ chatId: body.chatId, assistantCode: turn.assistant.mention, delta }))))
+      .then((response) => push(sseFrame(JSON.stringify(response))))
+      .catch((error: unknown) => push(sseFrame(JSON.stringify(renderErrorA(toCatalogueError(error, false))))))
+      .finally(() => {
+        push(sseFrame('[DONE]'));
+        finished = true;
+      });
+    const frames = (async function* () {
+      for (;;) {
+        while (queue.length > 0) yield queue.shift()!;
+        if (finished && queue.length === 0) return;
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+        wake = undefined;
+      }
+    })();
+    await sendEventStream(request, reply, frames, turn.abort, (error) => sseFrame(JSON.stringify(renderErrorA(error))));
+    await done;
+    return reply;
+  });
+}
