@@ -17,6 +17,14 @@ import { Embedder } from './features/assistants/embedder.ts';
 import { createToolsetFactories } from './features/assistants/tools/index.ts';
 import type { ToolsetFactory } from './features/assistants/tools/toolset.ts';
 import { registerAssistantRoutes } from './http/routes/assistants.ts';
+import { registerKnowledgeRoutes } from './http/routes/knowledge.ts';
+import { KnowledgeService } from './features/knowledge/knowledge-service.ts';
+import { SqlKnowledgeRepository } from './storage/knowledge-repository.ts';
+import { registerChatbotRoutes } from './http/routes/chatbot.ts';
+import { BotOutboxDispatcher } from './features/chatbot/bot-outbox-dispatcher.ts';
+import { BotReplyWorker } from './features/chatbot/bot-reply-worker.ts';
+import { ChatbotService } from './features/chatbot/chatbot-service.ts';
+import { SqlBotsRepository } from './storage/bots-repository.ts';
 import { SqlAssistantsRepository } from './storage/assistants-repository.ts';
 import type { ModelCallDependencies } from './features/inference/model-call.ts';
 import type { FileUrl } from './features/tasks/task-views.ts';
@@ -82,6 +90,9 @@ export interface Services {
   /** Toolsets assistants may use (knowledge base, MCP, API functions, SQL store); extended by their features. */
   toolsets: ToolsetFactory[];
   embedder: Embedder;
+  knowledge: KnowledgeService;
+  assistantsRepository: SqlAssistantsRepository;
+  chatbot: ChatbotService;
   runner: JobRunner;
   /** The dependencies every model call shares (for routes that compose their own call, e.g. transcriptions). */
   callDependencies: ModelCallDependencies;
@@ -130,12 +141,20 @@ export function createServices(dependencies: AppDependencies): Services {
   const assistantsRepository = new SqlAssistantsRepository(storage.db);
   const assistants = new AssistantsService(assistantsRepository, accounts, catalog, embedder, book, clock, logger.child({ component: 'assistants' }));
   const toolsets = createToolsetFactories({ config, storage, calls: callDependencies, embedder, logger });
+  const assistantChat = new AssistantChatService(callDependencies, assistants, assistantsRepository, toolsets);
+  const bots = new SqlBotsRepository(storage.db, jobs);
+  const chatbot = new ChatbotService(bots, accounts, book, secrets, clock, config.allowPrivateUrls);
+  runner.handle('bot.reply', new BotReplyWorker({ bots, assistants: assistantsRepository, chat: assistantChat, catalog, book, clock, logger: logger.child({ component: 'chatbot' }) }).run);
+  runner.handle('bot.deliver', new BotOutboxDispatcher(bots, secrets, clock, logger.child({ component: 'chatbot' }), { allowPrivateUrls: config.allowPrivateUrls, timeoutMs: config.webhookTimeoutMs }).deliver);
   return {
     accounts,
     assistants,
-    assistantChat: new AssistantChatService(callDependencies, assistants, assistantsRepository, toolsets),
+    assistantChat,
+    assistantsRepository,
+    chatbot,
     toolsets,
     embedder,
+    knowledge: new KnowledgeService(new SqlKnowledgeRepository(storage.db), embedder, book, clock),
     keys: new KeysService(new SqlKeysRepository(storage.db), bus, clock),
     catalog,
     providers,
@@ -171,6 +190,12 @@ export async function buildApp(dependencies: AppDependencies): Promise<App> {
     forceCloseConnections: false,
   });
   registerObservability(server, services.metrics);
+  // An empty body with content-type application/json is no body (the chat service posts /api/bot/balance that way).
+  const parseJson = server.getDefaultJsonParser('error', 'error');
+  server.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '' || body === undefined) done(null, undefined);
+    else parseJson(request, body as string, done);
+  });
   await server.register(multipart, { limits: { fileSize: dependencies.config.bodyLimitBytes, files: 2, fields: 50 } });
   registerErrorHandling(server);
   registerAuth(server, services.keys, dependencies.adminToken);
@@ -185,6 +210,8 @@ export async function buildApp(dependencies: AppDependencies): Promise<App> {
   registerTranscriptionRoutes(server, services);
   registerFileRoutes(server, services);
   registerAssistantRoutes(server, services);
+  registerKnowledgeRoutes(server, services);
+  registerChatbotRoutes(server, services);
   registerAdminRoutes(server, services);
   await server.ready();
 

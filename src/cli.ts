@@ -91,6 +91,22 @@ keys
   );
 
 program
+  .command('bots')
+  .description('chat-bot integrations')
+  .command('create')
+  .requiredOption('--user <userId>', 'the user the bot acts for')
+  .requiredOption('--assistant <assistantId>', 'the assistant that answers')
+  .option('--org <orgId>', 'charge replies to this organisation')
+  .option('--webhook <url>', "the chat service's webhook for replies")
+  .action((options: { user: string; assistant: string; org?: string; webhook?: string }) =>
+    withServices(async (services) => {
+      if (!(await services.assistantsRepository.get(options.assistant))) throw new Error(`no assistant ${options.assistant}`);
+      const { bot, token } = await services.chatbot.create({ userId: options.user, orgId: options.org ?? null, assistantId: options.assistant, webhookUrl: options.webhook ?? null });
+      print({ id: bot.id, token, assistantId: bot.assistantId, webhookUrl: bot.webhookUrl });
+    }),
+  );
+
+program
   .command('balance')
   .description('balances')
   .command('credit')

@@ -26,8 +26,8 @@ export const ERROR_CATALOGUE = {
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 
-/** The shapes of SPEC 2.10; each route declares the one it owes. */
-export type ErrorShape = 'A' | 'B' | 'C';
+/** The shapes of SPEC 2.10, plus the chat-bot API's `{ok: false, message}` (SPEC 4.1); each route declares the one it owes. */
+export type ErrorShape = 'A' | 'B' | 'C' | 'bot';
 
 export interface GatewayErrorOptions {
   param?: string | null;
@@ -104,7 +104,8 @@ export function renderErrorC(error: GatewayError): ErrorBodyC {
   return { code: ERROR_CATALOGUE[error.code].codeC, message: error.message, original_id: error.originalId ?? '' };
 }
 
-export function renderError(error: GatewayError, shape: ErrorShape, requestId?: string): ErrorBodyA | ErrorBodyB | ErrorBodyC {
+export function renderError(error: GatewayError, shape: ErrorShape, requestId?: string): ErrorBodyA | ErrorBodyB | ErrorBodyC | { ok: false; message: string } {
+  if (shape === 'bot') return { ok: false, message: error.message };
   if (shape === 'B') return renderErrorB(error, requestId);
   if (shape === 'C') return renderErrorC(error);
   return renderErrorA(error);

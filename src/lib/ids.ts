@@ -39,6 +39,9 @@ export const ID_PREFIXES = {
   assistant: 'asst',
   bot: 'bot',
   job: 'job',
+  knowledgeBase: 'kb',
+  knowledgeDocument: 'kdoc',
+  knowledgeChunk: 'kchunk',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

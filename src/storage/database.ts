@@ -28,7 +28,7 @@ export interface StorageOptions {
 
 export async function openStorage(url: string, options: StorageOptions = {}): Promise<Storage> {
   const storage = url.startsWith('postgres') ? await openPostgres(url, options) : openSqlite(url, options);
-  const migrator = new Migrator({ db: storage.db, provider: migrationProvider });
+  const migrator = new Migrator({ db: storage.db, provider: migrationProvider, allowUnorderedMigrations: true });
   const { error } = await migrator.migrateToLatest();
   if (error) {
     await storage.close();

@@ -201,7 +201,63 @@ export interface KnowledgeChunksTable {
   embedding: string;
 }
 
+export interface BotsTable {
+  id: string;
+  user_id: string;
+  /** Set when the bot belongs to an organisation: replies are charged to it. */
+  org_id: string | null;
+  assistant_id: string;
+  /** SHA-256 of the bot token (inbound authentication). */
+  token_hash: string;
+  /** The token sealed with the server secret: it authorises the bot's own requests to the chat service. */
+  token_sealed: string;
+  webhook_url: string | null;
+  created_at: number;
+}
+
+export interface BotDialogsTable {
+  id: string;
+  bot_id: string;
+  chat_id: string;
+  client_id: string;
+  state: 'bot' | 'waiting' | 'agent' | 'closed';
+  created_at: number;
+  updated_at: number;
+}
+
+export interface BotEventsTable {
+  id: string;
+  bot_id: string;
+  /** The chat service's event id: seen once, repeats ignored. */
+  event_id: string;
+  event: string;
+  dialog_id: string | null;
+  payload: string;
+  created_at: number;
+}
+
+export interface BotOutboxTable {
+  id: string;
+  bot_id: string;
+  /** Order of sending within the bot. */
+  seq: number;
+  payload: string;
+  status: 'pending' | 'sending' | 'delivered' | 'failed';
+  attempts: number;
+  /** Not sent again before this time (back-off after a failure). */
+  next_attempt_at: number;
+  /** While `sending`: the worker's claim lasts until this time. */
+  claimed_until: number | null;
+  last_error: string | null;
+  created_at: number;
+  delivered_at: number | null;
+}
+
 export interface Database {
+  bots: BotsTable;
+  bot_dialogs: BotDialogsTable;
+  bot_events: BotEventsTable;
+  bot_outbox: BotOutboxTable;
   assistants: AssistantsTable;
   assistant_reactions: AssistantReactionsTable;
   chat_messages: ChatMessagesTable;

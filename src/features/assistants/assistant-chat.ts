@@ -62,16 +62,18 @@ export class AssistantChatService {
     private readonly factories: readonly ToolsetFactory[],
   ) {}
 
-  async prepare(caller: Caller, input: AssistantChatInput, extra: readonly Toolset[] = []): Promise<ChatTurn> {
+  /** `extra` toolsets come after the assistant's own (the chat-bot adds its hand-over tool); `note` is appended to the instruction. */
+  async prepare(caller: Caller, input: AssistantChatInput, extra: readonly Toolset[] = [], note = ''): Promise<ChatTurn> {
     const assistant = await this.assistants.forChat(caller, input.assistantCode);
     const call = await prepareModelCall(this.dependencies, caller, { model: assistant.modelId, endpoint: 'assistant.chat', kinds: ['chat'], useWalletBalance: input.useWalletBalance });
     if (input.images.length > 0 && !call.resolution.served.vision) throw invalidParam('images', `the assistant's model '${assistant.modelId}' does not accept images`);
     const history = await this.repository.recentMessages(caller.key.userId, input.chatId, input.maxContext);
-    const toolsets: Toolset[] = [...extra];
+    const toolsets: Toolset[] = [];
     for (const factory of this.factories) {
       const toolset = await factory.open(assistant, caller);
       if (toolset) toolsets.push(toolset);
     }
+    toolsets.push(...extra);
     const turn: ChatTurn = { caller, input, assistant, call, messages: [], contextMessages: history.length, toolsets, charges: new ChatCharges(), abort: new AbortController() };
     const context = this.toolContext(turn);
     const extraContext: string[] = [];
@@ -79,7 +81,7 @@ export class AssistantChatService {
       const text = await toolset.systemContext?.(context);
       if (text) extraContext.push(text);
     }
-    const system = [assistant.instruction, ...extraContext].filter(Boolean).join('\n\n');
+    const system = [assistant.instruction, note, ...extraContext].filter(Boolean).join('\n\n');
     const user: ChatMessage =
       input.images.length > 0
         ? { role: 'user', content: [{ type: 'text', text: input.message }, ...input.images.map((url) => ({ type: 'image_url', image_url: { url } }))] }

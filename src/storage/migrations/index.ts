@@ -2,12 +2,14 @@ import type { Migration, MigrationProvider } from 'kysely';
 import * as initial from './0001-initial.ts';
 import * as tasksJobs from './0002-tasks-jobs.ts';
 import * as assistants from './0003-assistants.ts';
+import * as chatbot from './0005-chatbot.ts';
 
 /** Migrations in order; a new one is a new file added here. */
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': initial,
   '0002-tasks-jobs': tasksJobs,
   '0003-assistants': assistants,
+  '0005-chatbot': chatbot,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -4,6 +4,7 @@ import type { Storage } from '../../../storage/database.ts';
 import type { ModelCallDependencies } from '../../inference/model-call.ts';
 import type { Embedder } from '../embedder.ts';
 import type { ToolsetFactory } from './toolset.ts';
+import { knowledgeToolsetFactory } from '../../knowledge/knowledge-toolset.ts';
 
 export interface ToolsetDependencies {
   config: Readonly<Config>;
@@ -17,7 +18,7 @@ export interface ToolsetDependencies {
 export function createToolsetFactories(dependencies: ToolsetDependencies): ToolsetFactory[] {
   void dependencies;
   const factories: ToolsetFactory[] = [];
-  // knowledge base: (registered by features/knowledge)
+  factories.push(knowledgeToolsetFactory(dependencies));
   // MCP servers: (registered by tools/mcp-toolset.ts)
   // API functions: (registered by tools/api-functions-toolset.ts)
   // SQL store: (registered by tools/sql-store-toolset.ts)

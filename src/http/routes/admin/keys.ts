@@ -11,7 +11,26 @@ const keyBody = z.object({
   allowedModels: z.array(z.string().min(1)).nullable().optional(),
 });
 
+const botBody = z.object({
+  userId: z.string().min(1),
+  orgId: z.string().min(1).nullable().optional(),
+  assistantId: z.string().min(1),
+  webhookUrl: z.string().min(1).nullable().optional(),
+});
+
 export function registerKeyRoutes(app: FastifyInstance, services: Services): void {
+  app.post('/admin/v1/bots', async (request) => {
+    const body = parseOrThrow(botBody, request.body);
+    if (!(await services.accounts.getUser(body.userId))) throw new GatewayError('not_found', `User '${body.userId}' does not exist.`, { param: 'userId' });
+    if (body.orgId && !(await services.accounts.getRole(body.orgId, body.userId))) {
+      throw new GatewayError('invalid_request', `orgId: user '${body.userId}' is not a member of '${body.orgId}'`, { param: 'orgId' });
+    }
+    const assistant = await services.assistantsRepository.get(body.assistantId);
+    if (!assistant) throw new GatewayError('not_found', `Assistant '${body.assistantId}' does not exist.`, { param: 'assistantId' });
+    const { bot, token } = await services.chatbot.create({ userId: body.userId, orgId: body.orgId ?? null, assistantId: assistant.id, webhookUrl: body.webhookUrl ?? null });
+    return { id: bot.id, token, userId: bot.userId, orgId: bot.orgId, assistantId: bot.assistantId, webhookUrl: bot.webhookUrl };
+  });
+
   app.post('/admin/v1/keys', async (request) => {
     const body = parseOrThrow(keyBody, request.body);
     if (!(await services.accounts.getUser(body.userId))) throw new GatewayError('not_found', `User '${body.userId}' does not exist.`, { param: 'userId' });

@@ -1,0 +1,85 @@
+import type { Money } from '../../lib/money.ts';
+import { toUsageNumber } from '../../lib/money.ts';
+import type { DocumentFormat } from './chunking.ts';
+
+/**
+ * A knowledge base (`database` of an assistant): documents cut into chunks, each with the embedding of its text, owned by
+ * one user. Only the owner sees or changes it; an assistant of that owner retrieves from it at chat time.
+ */
+export interface KnowledgeBase {
+  id: string;
+  ownerId: string;
+  title: string;
+  /** Unix milliseconds. */
+  createdAt: number;
+}
+
+export interface KnowledgeBaseSummary extends KnowledgeBase {
+  documents: number;
+  chunks: number;
+}
+
+export interface KnowledgeDocument {
+  id: string;
+  baseId: string;
+  title: string;
+  /** The text as sent (before normalisation and chunking). */
+  text: string;
+  createdAt: number;
+}
+
+export interface KnowledgeChunk {
+  id: string;
+  baseId: string;
+  documentId: string;
+  /** Order of the chunk in its document, from 0. */
+  seq: number;
+  text: string;
+  /** Embedding of `text` by the configured embedding model (unit length for the vendors we use; ranked by cosine). */
+  embedding: number[];
+}
+
+/** A chunk found for a query, with its document's title and its cosine similarity to the query (-1 to 1). */
+export interface Excerpt {
+  documentTitle: string;
+  text: string;
+  score: number;
+}
+
+export interface AddDocumentInput {
+  databaseId: string;
+  title: string;
+  text: string;
+  format: DocumentFormat;
+  useWalletBalance: boolean;
+}
+
+/** What adding a document did and cost (the charge booked to the caller's paying account). */
+export interface AddedDocument {
+  document: KnowledgeDocument;
+  chunks: number;
+  embeddingTokens: number;
+  cost: Money;
+}
+
+export const databaseView = (base: KnowledgeBaseSummary): Record<string, unknown> => ({
+  id: base.id,
+  object: 'database',
+  title: base.title,
+  createDate: new Date(base.createdAt).toISOString(),
+  documents: base.documents,
+  chunks: base.chunks,
+});
+
+export const addedDocumentView = (added: AddedDocument): Record<string, unknown> => ({
+  id: added.document.id,
+  object: 'database.document',
+  databaseId: added.document.baseId,
+  title: added.document.title,
+  chunks: added.chunks,
+  usage: {
+    embedding_tokens: added.embeddingTokens,
+    embedding_cost: toUsageNumber(added.cost),
+    total_cost: toUsageNumber(added.cost),
+  },
+});

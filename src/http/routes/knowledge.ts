@@ -1,0 +1,51 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { Services } from '../../app.ts';
+import { parseOrThrow } from '../../dialects/validation.ts';
+import { addedDocumentView, databaseView } from '../../features/knowledge/knowledge.ts';
+import { callerOf, walletFromQuery } from '../caller.ts';
+
+/** Longest document text accepted in one request (characters); about 1,250 chunks of 800. */
+const MAX_TEXT_CHARS = 1_000_000;
+
+const title = z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
+const createBody = z.object({ title });
+const addBody = z.object({
+  databaseId: z.string().min(1, 'must not be empty'),
+  title,
+  text: z.string().min(1, 'must not be empty').max(MAX_TEXT_CHARS, `must be at most ${MAX_TEXT_CHARS} characters`),
+  format: z.enum(['text', 'markdown']).default('text'),
+  useWalletBalance: z.boolean().optional(),
+});
+const deleteBody = z.object({ id: z.string().min(1, 'must not be empty') });
+
+/** Knowledge bases (the `database` of an assistant): create, add a document, list, delete. Owner only; errors in shape A. */
+export function registerKnowledgeRoutes(app: FastifyInstance, services: Services): void {
+  app.post('/v1/database/create', { config: { name: 'database.create' } }, async (request) => {
+    const body = parseOrThrow(createBody, request.body);
+    return databaseView(await services.knowledge.create(callerOf(request), body.title));
+  });
+
+  app.post('/v1/database/add', { config: { name: 'database.add' } }, async (request) => {
+    const body = parseOrThrow(addBody, request.body);
+    const added = await services.knowledge.add(callerOf(request), {
+      databaseId: body.databaseId,
+      title: body.title,
+      text: body.text,
+      format: body.format,
+      useWalletBalance: body.useWalletBalance === true || walletFromQuery(request),
+    });
+    return addedDocumentView(added);
+  });
+
+  app.get('/v1/database/list', { config: { name: 'database.list' } }, async (request) => {
+    const bases = await services.knowledge.list(callerOf(request));
+    return { object: 'list', data: bases.map(databaseView) };
+  });
+
+  app.post('/v1/database/delete', { config: { name: 'database.delete' } }, async (request) => {
+    const { id } = parseOrThrow(deleteBody, request.body);
+    await services.knowledge.delete(callerOf(request), id);
+    return { id, object: 'database', deleted: true };
+  });
+}
