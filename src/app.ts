@@ -25,6 +25,7 @@ import { BotOutboxDispatcher } from './features/chatbot/bot-outbox-dispatcher.ts
 import { BotReplyWorker } from './features/chatbot/bot-reply-worker.ts';
 import { ChatbotService } from './features/chatbot/chatbot-service.ts';
 import { SqlBotsRepository } from './storage/bots-repository.ts';
+import { MemoryRateLimiter, type RateLimiter } from './storage/rate-limiter.ts';
 import { SqlAssistantsRepository } from './storage/assistants-repository.ts';
 import type { ModelCallDependencies } from './features/inference/model-call.ts';
 import type { FileUrl } from './features/tasks/task-views.ts';
@@ -70,6 +71,8 @@ export interface AppDependencies {
   adminToken: string;
   /** Secret of the keyed hashes the gateway derives (metadata.user_id on the messages endpoint). */
   hashSecret: string;
+  /** Shared rate limiting (Redis when several processes serve); in memory when absent. */
+  limiter?: RateLimiter;
   /** The default providers (`openai`, `anthropic`) from the environment or the built-in simulator. */
   defaultProviders: readonly ProviderRecord[];
 }
@@ -93,6 +96,7 @@ export interface Services {
   knowledge: KnowledgeService;
   assistantsRepository: SqlAssistantsRepository;
   chatbot: ChatbotService;
+  limiter: RateLimiter;
   runner: JobRunner;
   /** The dependencies every model call shares (for routes that compose their own call, e.g. transcriptions). */
   callDependencies: ModelCallDependencies;
@@ -151,6 +155,7 @@ export function createServices(dependencies: AppDependencies): Services {
     assistants,
     assistantChat,
     assistantsRepository,
+    limiter: dependencies.limiter ?? new MemoryRateLimiter(clock),
     chatbot,
     toolsets,
     embedder,
@@ -198,7 +203,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<App> {
   });
   await server.register(multipart, { limits: { fileSize: dependencies.config.bodyLimitBytes, files: 2, fields: 50 } });
   registerErrorHandling(server);
-  registerAuth(server, services.keys, dependencies.adminToken);
+  registerAuth(server, services.keys, dependencies.adminToken, services.limiter);
   registerHealthRoutes(server, services);
   registerModelsRoute(server, services);
   registerChatCompletionsRoute(server, services);
@@ -221,6 +226,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<App> {
     async close() {
       await server.close();
       await services.runner.stop();
+      await services.limiter.close();
       await services.book.close();
       await services.http.close();
     },

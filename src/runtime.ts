@@ -11,6 +11,8 @@ import { randomBase62 } from './lib/ids.ts';
 import { parseMoney } from './lib/money.ts';
 import { LocalChangeBus, RedisChangeBus, type ChangeBus } from './storage/change-bus.ts';
 import { openStorage } from './storage/database.ts';
+import { RedisRateLimiter } from './storage/rate-limiter.ts';
+import { Redis } from 'ioredis';
 import { SqlSettingsRepository } from './storage/settings-repository.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -36,6 +38,8 @@ export async function openRuntime(config: Readonly<Config>, options: { clock?: C
   const logger = options.logger ?? createLogger(config);
   const storage = await openStorage(config.databaseUrl);
   const bus: ChangeBus = config.redisUrl ? await RedisChangeBus.connect(config.redisUrl, config.redisPrefix) : new LocalChangeBus();
+  const clock = options.clock ?? systemClock;
+  const limiter = config.redisUrl ? new RedisRateLimiter(new Redis(config.redisUrl, { maxRetriesPerRequest: 2 }), config.redisPrefix, clock) : undefined;
   const settings = new SqlSettingsRepository(storage.db);
   const adminToken = config.adminToken ?? (await settings.getOrSet('admin_token', `tga-${randomBase62(40)}`));
   const hashSecret = config.hashSecret ?? (await settings.getOrSet('hash_secret', randomBase62(48)));
@@ -56,7 +60,7 @@ export async function openRuntime(config: Readonly<Config>, options: { clock?: C
   ];
 
   return {
-    dependencies: { config, storage, clock: options.clock ?? systemClock, bus, logger, adminToken, hashSecret, defaultProviders },
+    dependencies: { config, storage, clock, bus, logger, adminToken, hashSecret, defaultProviders, ...(limiter ? { limiter } : {}) },
     simulatorUrl,
     async close() {
       await bus.close();

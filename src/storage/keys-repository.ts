@@ -8,6 +8,7 @@ const toKey = (row: Selectable<ApiKeysTable>): ApiKey => ({
   orgId: row.org_id,
   name: row.name,
   allowedModels: row.allowed_models === null ? null : (JSON.parse(row.allowed_models) as string[]),
+  rateLimit: row.rate_limit,
   revokedAt: row.revoked_at,
   createdAt: row.created_at,
 });
@@ -26,6 +27,7 @@ export class SqlKeysRepository implements KeysRepository {
         org_id: key.orgId,
         name: key.name,
         allowed_models: key.allowedModels === null ? null : JSON.stringify(key.allowedModels),
+        rate_limit: key.rateLimit,
         revoked_at: key.revokedAt,
         created_at: key.createdAt,
       })

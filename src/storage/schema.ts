@@ -39,6 +39,8 @@ export interface ApiKeysTable {
   name: string | null;
   /** JSON array of model ids, or null for every model. */
   allowed_models: string | null;
+  /** Requests per minute; null for no limit. */
+  rate_limit: number | null;
   revoked_at: number | null;
   created_at: number;
 }

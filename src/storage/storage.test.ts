@@ -94,7 +94,7 @@ for (const engine of engines) {
       const userId = newId('user');
       await accounts.createUser({ id: userId, name: 'k' }, clock.now());
       const keys = new SqlKeysRepository(storage.db);
-      const key = { id: newId('key'), userId, orgId: null, name: null, allowedModels: ['gpt-4o'], revokedAt: null, createdAt: clock.now() };
+      const key = { id: newId('key'), userId, orgId: null, name: null, allowedModels: ['gpt-4o'], rateLimit: null, revokedAt: null, createdAt: clock.now() };
       await keys.insert(key, `hash-${key.id}`, 'tg-abcd');
       assert.deepEqual((await keys.findByHash(`hash-${key.id}`))?.allowedModels, ['gpt-4o']);
       assert.equal(await keys.revoke(key.id, clock.now()), `hash-${key.id}`);

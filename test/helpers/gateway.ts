@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import { Redis } from 'ioredis';
 import { pino } from 'pino';
+import { RedisRateLimiter } from '../../src/storage/rate-limiter.ts';
 import { buildApp, type App } from '../../src/app.ts';
 import { testConfig, type Config } from '../../src/config/config.ts';
 import { ManualClock } from '../../src/lib/clock.ts';
@@ -22,6 +24,8 @@ export interface TestGatewayOptions {
   /** Redis key prefix; gateways sharing one database must share it. Default: a fresh one. */
   redisPrefix?: string;
   config?: Partial<Config>;
+  /** Count rate limits in Redis (under `redisPrefix`), as several processes do. */
+  redisRateLimits?: boolean;
   /** Run background jobs (tasks, webhooks) on their own; otherwise tests call `app.services.runner.runDue()`. */
   runJobs?: boolean;
   /** Keep every log line (debug level) in `logLines`. */
@@ -44,7 +48,7 @@ export interface TestGateway {
   /** Calls the admin API; returns status and parsed body. */
   admin<T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
   /** A user with a balance and one key (optionally bound to an org or limited to some models). */
-  fundedKey(options?: { balance?: string; orgId?: string; userId?: string; allowedModels?: string[] | null }): Promise<{ key: string; keyId: string; userId: string }>;
+  fundedKey(options?: { balance?: string; orgId?: string; userId?: string; allowedModels?: string[] | null; rateLimit?: number }): Promise<{ key: string; keyId: string; userId: string }>;
   /** The stored balance of a user or org, as decimal text (after pending ledger writes). */
   balance(account: { userId?: string; orgId?: string }): Promise<string>;
   close(): Promise<void>;
@@ -73,7 +77,11 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   const logger = options.captureLogs
     ? pino({ level: 'debug' }, { write: (line: string) => void logLines.push(line) })
     : createLogger(config);
+  const limiter = options.redisRateLimits
+    ? new RedisRateLimiter(new Redis(REDIS_URL), options.redisPrefix ?? `tg_test_${randomBytes(4).toString('hex')}:`, clock)
+    : undefined;
   const app = await buildApp({
+    ...(limiter ? { limiter } : {}),
     config,
     storage,
     clock,
@@ -114,13 +122,14 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     queries,
     admin,
     async fundedKey(input = {}) {
+      const extra = input.rateLimit !== undefined ? { rateLimit: input.rateLimit } : {};
       let userId = input.userId;
       if (!userId) {
         const user = await admin<{ id: string }>('POST', '/users', { name: 'test user', balance: input.balance ?? '10.00' });
         if (user.status !== 200) throw new Error(`creating a user failed: ${JSON.stringify(user.body)}`);
         userId = user.body.id;
       }
-      const created = await admin<{ id: string; key: string }>('POST', '/keys', { userId, orgId: input.orgId ?? null, allowedModels: input.allowedModels ?? null });
+      const created = await admin<{ id: string; key: string }>('POST', '/keys', { userId, orgId: input.orgId ?? null, allowedModels: input.allowedModels ?? null, ...extra });
       if (created.status !== 200) throw new Error(`creating a key failed: ${JSON.stringify(created.body)}`);
       return { key: created.body.key, keyId: created.body.id, userId };
     },

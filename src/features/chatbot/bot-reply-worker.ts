@@ -72,7 +72,7 @@ export class BotReplyWorker {
     if (!assistant) throw new GatewayError('not_found', 'Assistant not found');
     const vision = this.dependencies.catalog.get(assistant.modelId)?.vision === true;
     const handOver = event.agents_online ? new HandOverToolset() : undefined;
-    const key: ApiKey = { id: bot.id, userId: bot.userId, orgId: bot.orgId, name: 'bot', allowedModels: null, revokedAt: null, createdAt: bot.createdAt };
+    const key: ApiKey = { id: bot.id, userId: bot.userId, orgId: bot.orgId, name: 'bot', allowedModels: null, rateLimit: null, revokedAt: null, createdAt: bot.createdAt };
     const turn = await chat.prepare(
       { key, requestId: newId('request') },
       {

@@ -31,9 +31,9 @@ export class KeysService {
   }
 
   /** Creates a key; the returned text is shown to the caller once and never stored. */
-  async create(input: { userId: string; orgId: string | null; name: string | null; allowedModels: string[] | null }): Promise<{ key: ApiKey; text: string }> {
+  async create(input: { userId: string; orgId: string | null; name: string | null; allowedModels: string[] | null; rateLimit?: number | null }): Promise<{ key: ApiKey; text: string }> {
     const text = KEY_PREFIX + randomBase62(40);
-    const key: ApiKey = { id: newId('key'), ...input, revokedAt: null, createdAt: this.clock.now() };
+    const key: ApiKey = { id: newId('key'), ...input, rateLimit: input.rateLimit ?? null, revokedAt: null, createdAt: this.clock.now() };
     const hash = sha256Hex(text);
     await this.repository.insert(key, hash, text.slice(0, 7));
     await this.bus.publish('keys', hash);

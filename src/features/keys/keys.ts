@@ -6,6 +6,8 @@ export interface ApiKey {
   name: string | null;
   /** Model ids this key may use; null means every model. */
   allowedModels: string[] | null;
+  /** Requests per minute this key may make; null for no limit. */
+  rateLimit: number | null;
   revokedAt: number | null;
   createdAt: number;
 }

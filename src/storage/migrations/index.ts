@@ -3,6 +3,7 @@ import * as initial from './0001-initial.ts';
 import * as tasksJobs from './0002-tasks-jobs.ts';
 import * as assistants from './0003-assistants.ts';
 import * as chatbot from './0005-chatbot.ts';
+import * as keyRateLimit from './0006-key-rate-limit.ts';
 
 /** Migrations in order; a new one is a new file added here. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -10,6 +11,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0002-tasks-jobs': tasksJobs,
   '0003-assistants': assistants,
   '0005-chatbot': chatbot,
+  '0006-key-rate-limit': keyRateLimit,
 };
 
 export const migrationProvider: MigrationProvider = {

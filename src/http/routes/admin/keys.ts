@@ -9,6 +9,7 @@ const keyBody = z.object({
   orgId: z.string().min(1).nullable().optional(),
   name: z.string().max(200).nullable().optional(),
   allowedModels: z.array(z.string().min(1)).nullable().optional(),
+  rateLimit: z.number().int().positive().max(1_000_000).nullable().optional(),
 });
 
 const botBody = z.object({
@@ -45,8 +46,9 @@ export function registerKeyRoutes(app: FastifyInstance, services: Services): voi
       orgId: body.orgId ?? null,
       name: body.name ?? null,
       allowedModels: body.allowedModels ?? null,
+      rateLimit: body.rateLimit ?? null,
     });
-    return { id: key.id, key: text, userId: key.userId, orgId: key.orgId, name: key.name, allowedModels: key.allowedModels };
+    return { id: key.id, key: text, userId: key.userId, orgId: key.orgId, name: key.name, allowedModels: key.allowedModels, rateLimit: key.rateLimit };
   });
 
   app.delete('/admin/v1/keys/:id', async (request) => {
