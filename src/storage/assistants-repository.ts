@@ -8,7 +8,7 @@ const toAssistant = (row: Selectable<AssistantsTable>): Assistant => ({
   ownerId: row.owner_id,
   mention: row.mention,
   likes: row.likes,
-  embedding: row.embedding === null ? null : (JSON.parse(row.embedding) as number[]),
+  embedding: row.embedding === null ? null : (JSON.parse(row.embedding) as number[][]),
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 });

@@ -103,7 +103,8 @@ export class SqlBotsRepository {
         await trx.insertInto('bot_dialogs').values(row).execute();
       }
       if (row) await trx.updateTable('bot_events').set({ dialog_id: row.id }).where('id', '=', id).execute();
-      if (options.replyJob) await this.jobs.enqueue(trx, { kind: 'bot.reply', subjectId: id, runAt: now }, now);
+      // One chat's replies are worked on one at a time, in the order the messages came (each sees the ones before).
+      if (options.replyJob) await this.jobs.enqueue(trx, { kind: 'bot.reply', subjectId: id, runAt: now, queueKey: `bot:${bot.id}:${event.chatId}` }, now);
       return { eventRowId: id, dialog: row && toDialog(row) };
     });
   }

@@ -18,24 +18,31 @@ export class SqlJobsRepository {
   ) {}
 
   /** Adds a job; pass the transaction of its cause so both commit together. */
-  async enqueue(executor: Executor, job: { kind: string; subjectId: string; runAt: number }, now: number): Promise<string> {
+  async enqueue(executor: Executor, job: { kind: string; subjectId: string; runAt: number; queueKey?: string }, now: number): Promise<string> {
     const id = newId('job');
     await executor
       .insertInto('jobs')
-      .values({ id, kind: job.kind, subject_id: job.subjectId, status: 'pending', attempts: 0, run_at: job.runAt, locked_by: null, locked_until: null, last_error: null, created_at: now, updated_at: now })
+      .values({ id, kind: job.kind, subject_id: job.subjectId, queue_key: job.queueKey ?? null, status: 'pending', attempts: 0, run_at: job.runAt, locked_by: null, locked_until: null, last_error: null, created_at: now, updated_at: now })
       .execute();
     return id;
   }
 
-  /** Leases up to `limit` due jobs (pending and due, or running with an expired lease). */
+  /**
+   * Leases up to `limit` due jobs (pending and due, or running with an expired lease). A job with a queue key waits while
+   * an older job of the same key is pending or running, so such jobs run one at a time and in order, across processes.
+   */
   async lease(worker: string, now: number, leaseMs: number, limit: number): Promise<Job[]> {
     const lockClause = this.engine === 'postgres' ? sql`for update skip locked` : sql``;
     const result = await sql<{ id: string; kind: string; subject_id: string; attempts: number; run_at: number | string }>`
       update jobs set status = 'running', locked_by = ${worker}, locked_until = ${now + leaseMs}, updated_at = ${now}
       where id in (
-        select id from jobs
-        where (status = 'pending' and run_at <= ${now}) or (status = 'running' and locked_until < ${now})
-        order by run_at
+        select id from jobs j
+        where ((j.status = 'pending' and j.run_at <= ${now}) or (j.status = 'running' and j.locked_until < ${now}))
+          and (j.queue_key is null or not exists (
+            select 1 from jobs e
+            where e.queue_key = j.queue_key and e.status in ('pending', 'running')
+              and (e.created_at < j.created_at or (e.created_at = j.created_at and e.id < j.id))))
+        order by j.run_at
         limit ${limit}
         ${lockClause}
       )

@@ -110,6 +110,8 @@ export interface JobsTable {
   id: string;
   kind: string;
   subject_id: string;
+  /** Jobs with the same key run one at a time, oldest first; null for independent jobs. */
+  queue_key: string | null;
   status: 'pending' | 'running' | 'done' | 'failed';
   attempts: number;
   run_at: number;
@@ -153,7 +155,7 @@ export interface AssistantsTable {
   /** The assistant's settings (features/assistants/assistant.ts) as JSON. */
   data: string;
   likes: number;
-  /** JSON float array: embedding of title, subtitle and description, for the catalog's semantic search. */
+  /** JSON array of float arrays: embeddings of title, subtitle and description, for the catalog's semantic search. */
   embedding: string | null;
   created_at: number;
   updated_at: number;

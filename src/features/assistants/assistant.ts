@@ -94,8 +94,8 @@ export interface Assistant extends AssistantSettings {
   ownerId: string;
   mention: string;
   likes: number;
-  /** Embedding of title, subtitle and description (catalog semantic search); null when none is configured. */
-  embedding: number[] | null;
+  /** Embeddings of the title, the subtitle and the description (catalog semantic search); null when none is configured. */
+  embedding: number[][] | null;
   createdAt: number;
   updatedAt: number;
 }

@@ -47,10 +47,12 @@ export class AssistantsService {
     if (!(await this.accounts.getRole(orgId, caller.key.userId))) throw invalidParam('access.orgId', 'must be an organization you belong to');
   }
 
-  private async embedding(assistant: Pick<Assistant, 'title' | 'subtitle' | 'description'>, requestId: string): Promise<number[] | null> {
+  /** Title, subtitle and description are embedded apart: a query close to any one of them finds the assistant. */
+  private async embedding(assistant: Pick<Assistant, 'title' | 'subtitle' | 'description'>, requestId: string): Promise<number[][] | null> {
+    const texts = [assistant.title, assistant.subtitle, assistant.description].filter((text) => text.trim().length > 0);
     try {
-      const result = await this.embedder.embed([`${assistant.title}\n${assistant.subtitle}\n${assistant.description}`], requestId);
-      return result?.vectors[0] ?? null;
+      const result = await this.embedder.embed(texts, requestId);
+      return result?.vectors ?? null;
     } catch (error) {
       // Search falls back to title and code for this assistant; saving it must not fail for that.
       this.logger.warn({ err: error }, 'assistant embedding failed');
@@ -175,7 +177,9 @@ export class AssistantsService {
     } catch (error) {
       this.logger.warn({ err: error }, 'catalog query embedding failed; lexical search only');
     }
-    return candidates.filter((assistant) => lexical(assistant) || (vector !== undefined && assistant.embedding !== null && cosine(vector, assistant.embedding) >= SEMANTIC_THRESHOLD));
+    const semantic = (assistant: Assistant): boolean =>
+      vector !== undefined && (assistant.embedding ?? []).some((embedding) => cosine(vector, embedding) >= SEMANTIC_THRESHOLD);
+    return candidates.filter((assistant) => lexical(assistant) || semantic(assistant));
   }
 
   async like(caller: Caller, id: string): Promise<Assistant> {

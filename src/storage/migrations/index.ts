@@ -4,6 +4,7 @@ import * as tasksJobs from './0002-tasks-jobs.ts';
 import * as assistants from './0003-assistants.ts';
 import * as chatbot from './0005-chatbot.ts';
 import * as keyRateLimit from './0006-key-rate-limit.ts';
+import * as jobQueues from './0007-job-queues.ts';
 
 /** Migrations in order; a new one is a new file added here. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -12,6 +13,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0003-assistants': assistants,
   '0005-chatbot': chatbot,
   '0006-key-rate-limit': keyRateLimit,
+  '0007-job-queues': jobQueues,
 };
 
 export const migrationProvider: MigrationProvider = {
