@@ -143,7 +143,8 @@ export function createServices(dependencies: AppDependencies): Services {
   );
   const embedder = new Embedder(catalog, providers, config.embeddingModel);
   const assistantsRepository = new SqlAssistantsRepository(storage.db);
-  const assistants = new AssistantsService(assistantsRepository, accounts, catalog, embedder, book, clock, logger.child({ component: 'assistants' }));
+  const knowledge = new KnowledgeService(new SqlKnowledgeRepository(storage.db), embedder, book, clock);
+  const assistants = new AssistantsService(assistantsRepository, accounts, catalog, embedder, book, clock, logger.child({ component: 'assistants' }), knowledge);
   const toolsets = createToolsetFactories({ config, storage, calls: callDependencies, embedder, logger });
   const assistantChat = new AssistantChatService(callDependencies, assistants, assistantsRepository, toolsets);
   const bots = new SqlBotsRepository(storage.db, jobs);
@@ -159,7 +160,7 @@ export function createServices(dependencies: AppDependencies): Services {
     chatbot,
     toolsets,
     embedder,
-    knowledge: new KnowledgeService(new SqlKnowledgeRepository(storage.db), embedder, book, clock),
+    knowledge,
     keys: new KeysService(new SqlKeysRepository(storage.db), bus, clock),
     catalog,
     providers,

@@ -250,15 +250,12 @@ function knowledgeSuite(database: 'sqlite' | 'postgres'): void {
       await assertChatBilled(gw, result, owner.userId, before, 'sample');
     });
 
-    test("an assistant linking someone else's base gets no excerpts from it; a public assistant's knowledge is paid by the chatter", async () => {
+    test("an assistant cannot link someone else's base; a public assistant's knowledge is paid by the chatter", async () => {
       const baseId = await createBase(gw, owner.key, 'Owner only');
       await ok(post(gw, '/v1/database/add', owner.key, { databaseId: baseId, title: 'Heron briefing', text: FACT_DOCUMENT }));
-      const stolen = await createAssistant(gw, stranger.key, { id: baseId, requestFrequency: 'always', chunks: 3 });
-      const strangerBefore = await balanceMicros(gw, { userId: stranger.userId });
-      const result = await chat(gw, stranger.key, stolen, 'What is the launch code of Project Heron?');
-      assert.equal(result.status, 200, JSON.stringify(result.body));
-      assert.ok(!systemOfLastChat(gw).includes('AZURE'), 'no excerpt of a base the assistant owner does not own');
-      await assertChatBilled(gw, result, stranger.userId, strangerBefore, undefined);
+      const stolen = await post(gw, '/v1/assistant/create', stranger.key, { title: 'Thief', modelId: 'gpt-4o-mini', database: { id: baseId, requestFrequency: 'always', chunks: 3 } });
+      assert.equal(stolen.status, 400, JSON.stringify(stolen.body));
+      assert.match(JSON.stringify(stolen.body), /database\.id: /);
 
       const shared = await createAssistant(gw, owner.key, { id: baseId, requestFrequency: 'always', chunks: 1 }, { access: { isPrivate: false } });
       const ownerBefore = await balanceMicros(gw, { userId: owner.userId });

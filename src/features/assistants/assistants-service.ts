@@ -30,7 +30,13 @@ export class AssistantsService {
     private readonly book: BalanceBook,
     private readonly clock: Clock,
     private readonly logger: Logger,
+    private readonly knowledge: { owned(ownerId: string, id: string): Promise<unknown> },
   ) {}
+
+  /** A linked knowledge base must be one of the owner's. */
+  private async checkDatabase(ownerId: string, database: { id: string } | null | undefined): Promise<void> {
+    if (database && !(await this.knowledge.owned(ownerId, database.id))) throw invalidParam('database.id', `'${database.id}' is not one of your knowledge bases`);
+  }
 
   private checkModel(modelId: string): void {
     const model = this.catalog.get(modelId);
@@ -62,6 +68,7 @@ export class AssistantsService {
 
   async create(caller: Caller, input: CreateInput): Promise<Assistant> {
     this.checkModel(input.modelId);
+    await this.checkDatabase(caller.key.userId, input.database);
     const mention = input.mention ?? `ai${Math.floor(1_000_000 + Math.random() * 8_999_999)}`;
     await this.checkMention(mention);
     const access = {
@@ -102,6 +109,7 @@ export class AssistantsService {
     const current = await this.repository.get(input.id);
     if (!current || !(await this.mayEdit(caller, current))) throw assistantNotFound();
     if (input.modelId !== undefined) this.checkModel(input.modelId);
+    await this.checkDatabase(current.ownerId, input.database);
     if (input.mention !== undefined) await this.checkMention(input.mention, current.id);
     const access = { ...current.access, ...Object.fromEntries(Object.entries(input.access ?? {}).filter(([, value]) => value !== undefined)) };
     if (input.access?.orgId !== undefined) await this.checkOrg(caller, access.orgId);
