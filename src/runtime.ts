@@ -9,7 +9,7 @@ import type { ModelInput } from './features/catalog/model.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
 import { randomBase62 } from './lib/ids.ts';
 import { parseMoney } from './lib/money.ts';
-import { LocalChangeBus, RedisChangeBus, type ChangeBus } from './storage/change-bus.ts';
+import { DatabaseChangeBus, LocalChangeBus, RedisChangeBus, type ChangeBus } from './storage/change-bus.ts';
 import { openStorage } from './storage/database.ts';
 import { RedisRateLimiter } from './storage/rate-limiter.ts';
 import { Redis } from 'ioredis';
@@ -37,7 +37,11 @@ export function createLogger(config: Readonly<Config>): Logger {
 export async function openRuntime(config: Readonly<Config>, options: { clock?: Clock; logger?: Logger; useSimulator?: boolean } = {}): Promise<Runtime> {
   const logger = options.logger ?? createLogger(config);
   const storage = await openStorage(config.databaseUrl);
-  const bus: ChangeBus = config.redisUrl ? await RedisChangeBus.connect(config.redisUrl, config.redisPrefix) : new LocalChangeBus();
+  const bus: ChangeBus = config.redisUrl
+    ? await RedisChangeBus.connect(config.redisUrl, config.redisPrefix)
+    : storage.engine === 'postgres'
+      ? new DatabaseChangeBus(storage.db)
+      : new LocalChangeBus();
   const clock = options.clock ?? systemClock;
   const limiter = config.redisUrl ? new RedisRateLimiter(new Redis(config.redisUrl, { maxRetriesPerRequest: 2 }), config.redisPrefix, clock) : undefined;
   const settings = new SqlSettingsRepository(storage.db);

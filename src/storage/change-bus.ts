@@ -1,5 +1,8 @@
 import { EventEmitter } from 'node:events';
 import { Redis } from 'ioredis';
+import type { Kysely } from 'kysely';
+import { newId } from '../lib/ids.ts';
+import type { Database } from './schema.ts';
 
 /**
  * Tells every gateway process that cached state changed (a key revoked, a model edited), so each drops its copy at once.
@@ -63,5 +66,64 @@ export class RedisChangeBus implements ChangeBus {
     await this.local.close();
     this.subscriber.disconnect();
     this.publisher.disconnect();
+  }
+}
+
+/** How often a process looks for other processes' changes when they share only the database. */
+const POLL_MS = 200;
+/** Notices are read back this far, so one committed late by another process is still seen. */
+const LOOK_BACK_MS = 10_000;
+/** Notices older than this are deleted. */
+const KEEP_MS = 3_600_000;
+
+/**
+ * Several processes on one PostgreSQL without Redis: changes are rows of the `changes` table, read back by every process
+ * every 200 ms. Slower than pub/sub, but a revoked key still stops working everywhere within a fraction of a second.
+ */
+export class DatabaseChangeBus implements ChangeBus {
+  private readonly local = new LocalChangeBus();
+  private readonly seen = new Map<string, number>();
+  private timer: NodeJS.Timeout | undefined;
+  private polling = false;
+
+  constructor(private readonly db: Kysely<Database>) {
+    this.timer = setInterval(() => void this.poll(), POLL_MS);
+    this.timer.unref();
+  }
+
+  async publish(topic: string, id: string): Promise<void> {
+    const notice = { id: newId('job'), topic, subject: id, at: Date.now() };
+    this.seen.set(notice.id, notice.at);
+    await this.local.publish(topic, id);
+    await this.db.insertInto('changes').values(notice).execute();
+  }
+
+  subscribe(handler: (topic: string, id: string) => void): void {
+    this.local.subscribe(handler);
+  }
+
+  private async poll(): Promise<void> {
+    if (this.polling) return;
+    this.polling = true;
+    try {
+      const now = Date.now();
+      const rows = await this.db.selectFrom('changes').select(['id', 'topic', 'subject', 'at']).where('at', '>', now - LOOK_BACK_MS).execute();
+      for (const row of rows) {
+        if (this.seen.has(row.id)) continue;
+        this.seen.set(row.id, Number(row.at));
+        await this.local.publish(row.topic, row.subject);
+      }
+      for (const [id, at] of this.seen) if (at < now - LOOK_BACK_MS * 2) this.seen.delete(id);
+      if (Math.random() < 0.01) await this.db.deleteFrom('changes').where('at', '<', now - KEEP_MS).execute();
+    } catch {
+      // The next poll tries again; a missed notice is also covered by the caches' own expiry.
+    } finally {
+      this.polling = false;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.local.close();
   }
 }

@@ -257,7 +257,16 @@ export interface BotOutboxTable {
   delivered_at: number | null;
 }
 
+export interface ChangesTable {
+  id: string;
+  topic: string;
+  subject: string;
+  /** Unix milliseconds (wall clock: change notices are about real time, not the business clock). */
+  at: number;
+}
+
 export interface Database {
+  changes: ChangesTable;
   bots: BotsTable;
   bot_dialogs: BotDialogsTable;
   bot_events: BotEventsTable;

@@ -5,6 +5,7 @@ import * as assistants from './0003-assistants.ts';
 import * as chatbot from './0005-chatbot.ts';
 import * as keyRateLimit from './0006-key-rate-limit.ts';
 import * as jobQueues from './0007-job-queues.ts';
+import * as changes from './0008-changes.ts';
 
 /** Migrations in order; a new one is a new file added here. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -14,6 +15,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0005-chatbot': chatbot,
   '0006-key-rate-limit': keyRateLimit,
   '0007-job-queues': jobQueues,
+  '0008-changes': changes,
 };
 
 export const migrationProvider: MigrationProvider = {
