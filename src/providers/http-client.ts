@@ -19,7 +19,8 @@ export class HttpClient {
     this.agent = new Agent({
       keepAliveTimeout: 30_000,
       keepAliveMaxTimeout: 600_000,
-      connections: 512,
+      // Enough for every stream a gateway holds at once; each open stream keeps its upstream connection.
+      connections: 4096,
       pipelining: 1,
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,

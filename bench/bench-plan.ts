@@ -1,0 +1,81 @@
+// Command line → the sizes of every measurement. `--quick` keeps the whole run under two minutes, the full run under fifteen.
+
+export type PeerName = 'portkey';
+
+export interface BenchPlan {
+  mode: 'quick' | 'full';
+  peer: PeerName | undefined;
+  /** Concurrency-1 round trips: unmeasured warm-up, then measured requests. */
+  roundTripWarmup: number;
+  roundTripRequests: number;
+  saturationConnections: number;
+  saturationSeconds: number;
+  /** Simulated upstream latency of the sustained-rate phase, milliseconds. */
+  sustainedUpstreamMs: number;
+  /** Offered rates tried in order (requests/s); the phase stops at the first that fails. */
+  rateSteps: number[];
+  rateStepSeconds: number;
+  /** Unmeasured pacing at the first rate before the steps, so connections and upstream pools are open. */
+  rateWarmupSeconds: number;
+  /** Chunks per streamed reply in every streaming phase. */
+  streamChunks: number;
+  firstTokenWarmup: number;
+  firstTokenStreams: number;
+  /** Simultaneous streams tried in order; the phase stops at the first with an error. */
+  streamSteps: number[];
+  /** Delay between streamed chunks during the concurrent-streams phase, so the streams overlap. */
+  streamChunkDelayMs: number;
+  rssSampleMs: number;
+  /** Wait after a gateway's last load before reading its RSS "after". */
+  rssSettleSeconds: number;
+}
+
+const USAGE = 'usage: npm run bench [-- --quick] [-- --peer portkey]';
+
+export function parsePlan(argv: readonly string[]): BenchPlan {
+  let quick = false;
+  let peer: PeerName | undefined;
+  for (let index = 0; index < argv.length; index++) {
+    const argument = argv[index];
+    if (argument === '--') continue;
+    if (argument === '--quick') quick = true;
+    else if (argument === '--peer' || argument?.startsWith('--peer=')) {
+      const value = argument === '--peer' ? argv[++index] : argument.slice('--peer='.length);
+      if (value !== 'portkey') throw new Error(`unknown peer "${value ?? ''}" (only "portkey")\n${USAGE}`);
+      peer = value;
+    } else if (argument === '--help' || argument === '-h') {
+      console.log(USAGE);
+      process.exit(0);
+    } else throw new Error(`unknown argument "${argument ?? ''}"\n${USAGE}`);
+  }
+  const common = { peer, saturationConnections: 50, sustainedUpstreamMs: 20, streamChunks: 20, streamChunkDelayMs: 50, rssSampleMs: 200 };
+  return quick
+    ? {
+        ...common,
+        mode: 'quick',
+        roundTripWarmup: 200,
+        roundTripRequests: 2_000,
+        saturationSeconds: 5,
+        rateSteps: [250, 500, 1_000, 2_000, 4_000],
+        rateStepSeconds: 1.5,
+        rateWarmupSeconds: 1,
+        firstTokenWarmup: 20,
+        firstTokenStreams: 100,
+        streamSteps: [250, 500],
+        rssSettleSeconds: 10,
+      }
+    : {
+        ...common,
+        mode: 'full',
+        roundTripWarmup: 1_000,
+        roundTripRequests: 10_000,
+        saturationSeconds: 20,
+        rateSteps: [250, 500, 1_000, 1_500, 2_000, 3_000, 4_000, 6_000, 8_000],
+        rateStepSeconds: 5,
+        rateWarmupSeconds: 2,
+        firstTokenWarmup: 50,
+        firstTokenStreams: 1_000,
+        streamSteps: [250, 500, 1_000],
+        rssSettleSeconds: 30,
+      };
+}

@@ -1,0 +1,65 @@
+// `npm run bench [-- --quick] [-- --peer portkey]` (DESIGN §8): starts the simulator, Tollgate and optionally the peer as
+// child processes, measures each target in turn, prints one markdown table and appends it to bench/RESULTS.md.
+
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { parsePlan, type BenchPlan } from './bench-plan.ts';
+import { installExitHandlers, stopChild, stopEverything } from './child-processes.ts';
+import { measureTarget, type TargetReport } from './measure-target.ts';
+import { appendResults, machineLine, renderStepNotes, renderTable } from './results-table.ts';
+import { directTarget, startPortkey, startSimulator, startTollgate, type SimulatorControl, type Target } from './targets.ts';
+
+const BENCH_DIRECTORY = dirname(fileURLToPath(import.meta.url));
+const ROOT = resolve(BENCH_DIRECTORY, '..');
+const RESULTS_PATH = join(BENCH_DIRECTORY, 'RESULTS.md');
+
+/** Lets a freshly started process finish its start-up work before "idle" memory is read. */
+const SETTLE_AFTER_START_MS = 500;
+
+function peerVersion(): string {
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'node_modules', '@portkey-ai', 'gateway', 'package.json'), 'utf8')) as { version?: string };
+  return manifest.version ?? 'unknown';
+}
+
+/** Starts a gateway, measures it, and stops it, so only one gateway process exists while any target is under load. */
+async function measureGateway(start: () => Promise<Target>, simulator: SimulatorControl, plan: BenchPlan): Promise<TargetReport> {
+  const target = await start();
+  try {
+    await sleep(SETTLE_AFTER_START_MS);
+    return await measureTarget(target, simulator, plan);
+  } finally {
+    await target.stop();
+  }
+}
+
+async function run(plan: BenchPlan): Promise<void> {
+  const startedAt = new Date();
+  const peerName = plan.peer ? `${plan.peer} ${peerVersion()}` : undefined;
+  console.error(`tollgate bench, ${plan.mode} mode${peerName ? `, peer ${peerName}` : ''}; ${machineLine()}`);
+
+  const simulator = await startSimulator(ROOT, plan.streamChunks);
+  await sleep(SETTLE_AFTER_START_MS);
+  const reports: TargetReport[] = [await measureTarget(directTarget(simulator), simulator, plan)];
+  reports.push(await measureGateway(() => startTollgate(ROOT, simulator, stopChild), simulator, plan));
+  if (plan.peer === 'portkey') reports.push(await measureGateway(() => startPortkey(ROOT, simulator, stopChild), simulator, plan));
+
+  const table = renderTable(reports, plan);
+  const notes = renderStepNotes(reports);
+  const seconds = Math.round((Date.now() - startedAt.getTime()) / 1000);
+  const title = `${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC · ${plan.mode}${peerName ? ` · peer ${peerName}` : ''} · ${seconds} s`;
+  console.log(`\n${title}\n${machineLine()}\n\n${table}\n${notes.map((note) => `- ${note}`).join('\n')}`);
+  appendResults(RESULTS_PATH, title, plan, table, notes);
+  console.error(`\nappended to ${RESULTS_PATH}`);
+}
+
+installExitHandlers();
+try {
+  await run(parsePlan(process.argv.slice(2)));
+} catch (error) {
+  console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+  process.exitCode = 1;
+} finally {
+  await stopEverything();
+}

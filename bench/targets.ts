@@ -1,0 +1,126 @@
+// The processes under test and how to address them: the simulator (the upstream, and the "direct" target), Tollgate with a
+// funded key, and the Portkey gateway pointed at the same simulator. Only 127.0.0.1 is ever addressed.
+
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { childEnvironment, freePort, removeOnExit, startChild, waitUntilAnswering, type Child } from './child-processes.ts';
+
+export const CHAT_PATH = '/v1/chat/completions';
+export const CHAT_BODY = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello in five words.' }] });
+export const STREAM_BODY = JSON.stringify({ model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'Say hello in five words.' }] });
+
+/** Something requests are sent to, and the process whose CPU and memory count for it. */
+export interface Target {
+  name: 'direct' | 'tollgate' | 'portkey';
+  /** `http://127.0.0.1:<port>` */
+  origin: string;
+  /** Headers of every chat request (authorization, content type, routing). */
+  headers: Record<string, string>;
+  /** The process measured for CPU and RSS (for "direct", the simulator). */
+  pid: number;
+  /** Stops the process behind the target; a no-op for the simulator, which outlives every target. */
+  stop(): Promise<void>;
+}
+
+export interface SimulatorControl {
+  origin: string;
+  child: Child;
+  /** POST /_sim/config with a partial options object (latencyMs, chunkDelayMs, streamChunks, …). */
+  configure(options: Record<string, number>): Promise<void>;
+}
+
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+async function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<unknown> {
+  const response = await fetch(url, { method: 'POST', headers: { ...JSON_HEADERS, ...headers }, body: JSON.stringify(body) });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`POST ${url} answered ${response.status}: ${text}`);
+  return JSON.parse(text) as unknown;
+}
+
+function stringField(value: unknown, field: string): string {
+  const found = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[field] : undefined;
+  if (typeof found !== 'string') throw new Error(`expected a string "${field}" in ${JSON.stringify(value)}`);
+  return found;
+}
+
+export async function startSimulator(root: string, streamChunks: number): Promise<SimulatorControl> {
+  const port = await freePort();
+  const environment = childEnvironment({ SIM_HOST: '127.0.0.1', SIM_PORT: String(port), SIM_LATENCY_MS: '0', SIM_CHUNK_DELAY_MS: '0', SIM_STREAM_CHUNKS: String(streamChunks) });
+  const child = startChild('simulator', ['--import', 'tsx', 'simulator/main.ts'], environment, root);
+  const origin = `http://127.0.0.1:${port}`;
+  await waitUntilAnswering(child, `${origin}/_sim/health`);
+  return {
+    origin,
+    child,
+    async configure(options) {
+      await postJson(`${origin}/_sim/config`, options);
+    },
+  };
+}
+
+export function directTarget(simulator: SimulatorControl): Target {
+  return { name: 'direct', origin: simulator.origin, headers: { ...JSON_HEADERS, authorization: 'Bearer bench' }, pid: simulator.child.pid, stop: async () => {} };
+}
+
+/**
+ * Tollgate on the embedded default (SQLite in a fresh data folder), vendor OpenAI pointed at the external simulator. The
+ * benchmark's key belongs to a user created through the admin API with a balance no run can exhaust.
+ */
+export async function startTollgate(root: string, simulator: SimulatorControl, stopChild: (child: Child) => Promise<void>): Promise<Target> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'tollgate-bench-'));
+  const cleanup = removeOnExit(dataDir);
+  const port = await freePort();
+  const environment = childEnvironment({
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    DATA_DIR: dataDir,
+    OPENAI_API_KEY: 'bench',
+    OPENAI_BASE_URL: `${simulator.origin}/v1`,
+    TOLLGATE_LOG_LEVEL: 'warn',
+  });
+  // Measured as `npm start` serves: the bundled build (no TypeScript loader in the process).
+  execFileSync(process.execPath, [join(root, 'node_modules/esbuild/bin/esbuild'), 'src/main.ts', '--bundle', '--platform=node', '--format=esm', '--packages=external', '--target=node20', '--outfile=dist/main.js', '--log-level=warning'], { cwd: root, stdio: 'inherit' });
+  const child = startChild('tollgate', ['dist/main.js'], environment, root);
+  const origin = `http://127.0.0.1:${port}`;
+  const stop = async (): Promise<void> => {
+    await stopChild(child);
+    rmSync(dataDir, { recursive: true, force: true });
+    cleanup.forget();
+  };
+  try {
+    await waitUntilAnswering(child, `${origin}/healthz`);
+    const admin = { authorization: `Bearer ${readFileSync(join(dataDir, 'admin-token'), 'utf8').trim()}` };
+    const user = await postJson(`${origin}/admin/v1/users`, { name: 'bench', balance: '1000000' }, admin);
+    const key = await postJson(`${origin}/admin/v1/keys`, { userId: stringField(user, 'id'), name: 'bench' }, admin);
+    const headers = { ...JSON_HEADERS, authorization: `Bearer ${stringField(key, 'key')}` };
+    return { name: 'tollgate', origin, headers, pid: child.pid, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** Portkey's open-source gateway, headless, routed to the simulator per request by its provider and custom-host headers. */
+export async function startPortkey(root: string, simulator: SimulatorControl, stopChild: (child: Child) => Promise<void>): Promise<Target> {
+  const port = await freePort();
+  const script = join('node_modules', '@portkey-ai', 'gateway', 'build', 'start-server.js');
+  const child = startChild('portkey', [script, `--port=${port}`, '--headless'], childEnvironment({}), root);
+  const origin = `http://127.0.0.1:${port}`;
+  const stop = (): Promise<void> => stopChild(child);
+  try {
+    await waitUntilAnswering(child, `${origin}/`);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  const headers = {
+    ...JSON_HEADERS,
+    authorization: 'Bearer x',
+    'x-portkey-provider': 'openai',
+    'x-portkey-custom-host': `${simulator.origin}/v1`,
+  };
+  return { name: 'portkey', origin, headers, pid: child.pid, stop };
+}
