@@ -80,6 +80,16 @@ export class ChatCompletionsService {
           yield event.raw;
           continue;
         }
+        // The `usage: null` the vendor puts on every frame (because the gateway asked for usage) is cut from the text
+        // instead of re-serialising the frame.
+        if (!redirected && !isUsageFrame && chunk.usage === null) {
+          const cut = event.raw.replace(',"usage":null', '');
+          if (cut.length !== event.raw.length) {
+            first = false;
+            yield cut;
+            continue;
+          }
+        }
         const out: ChatChunk & { warnings?: unknown[] } = { ...chunk };
         if (!clientWantsUsage) delete out.usage;
         if (redirected) out.model = resolution.requested.id;
