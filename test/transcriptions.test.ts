@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { toFile } from 'openai';
 import { transcriptionText } from '../simulator/server.ts';
 import { startTestGateway, type TestGateway } from './helpers/gateway.ts';
-import { asArray, asRecord, balanceMicros, errorA, openAiClient, type JsonRecord, type RawResponse } from './helpers/e2e.ts';
+import { asArray, asRecord, balanceMicros, errorA, openAiClient, readRaw, type JsonRecord, type RawResponse } from './helpers/e2e.ts';
 import { download, errorC, getOk, mediaTaskUrls, movementSummary, perMinuteMicros, wavOfSeconds } from './helpers/tasks.ts';
 import { startWebhookReceiver } from './helpers/webhook-receiver.ts';
 
@@ -24,14 +24,7 @@ async function transcribe(gw: TestGateway, key: string | undefined, fields: Reco
     headers: key === undefined ? {} : { authorization: `Bearer ${key}` },
     body: form,
   });
-  const text = await response.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: response.status, headers: response.headers, text, json };
+  return readRaw(response);
 }
 
 /** The model field of the last multipart request the vendor received. */

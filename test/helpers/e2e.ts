@@ -124,6 +124,11 @@ export async function postRaw(
     headers,
     body: options.rawBody ?? JSON.stringify(options.body ?? {}),
   });
+  return readRaw(response);
+}
+
+/** A response as tests read it: status, headers, the body's text and its JSON (undefined when it is not JSON). */
+export async function readRaw(response: Response): Promise<RawResponse> {
   const text = await response.text();
   let json: unknown;
   try {

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import Anthropic from '@anthropic-ai/sdk';
+import { readRaw, type RawResponse } from './e2e.ts';
+
+export type { RawResponse };
 import { micros, type TestGateway } from './gateway.ts';
 
 /** Shared pieces of the messages-endpoint suites: SDK client, raw HTTP, SSE frames, shape B, prices, the ledger. */
@@ -19,13 +22,6 @@ export function anthropicClient(gateway: TestGateway, key: string): Anthropic {
   return new Anthropic({ apiKey: key, baseURL: gateway.url, maxRetries: 0, timeout: 20_000 });
 }
 
-export interface RawResponse {
-  status: number;
-  headers: Headers;
-  text: string;
-  json: unknown;
-}
-
 /** A raw POST to the messages endpoint; the key goes in `x-api-key` unless `bearer` is set. */
 export async function postMessages(
   gateway: TestGateway,
@@ -38,14 +34,7 @@ export async function postMessages(
     else headers['x-api-key'] = options.key;
   }
   const response = await fetch(`${gateway.url}${options.path ?? '/v1/messages'}`, { method: 'POST', headers, body: JSON.stringify(body) });
-  const text = await response.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: response.status, headers: response.headers, text, json };
+  return readRaw(response);
 }
 
 export interface SseEvent {

@@ -1,19 +1,12 @@
 import assert from 'node:assert/strict';
 import { micros, type TestGateway } from './gateway.ts';
-import { asArray, asRecord, ledger, postRaw, type JsonRecord, type LedgerRow, type RawResponse } from './e2e.ts';
+import { asArray, asRecord, ledger, postRaw, readRaw, type JsonRecord, type LedgerRow, type RawResponse } from './e2e.ts';
 
 /** Shared pieces of the task suites: raw GETs, driving the job runner with the clock, shapes of SPEC 2.7/2.9/2.10 C. */
 
 export async function getRaw(gateway: TestGateway, path: string, key?: string): Promise<RawResponse> {
   const response = await fetch(`${gateway.url}${path}`, { headers: key === undefined ? {} : { authorization: `Bearer ${key}` } });
-  const text = await response.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: response.status, headers: response.headers, text, json };
+  return readRaw(response);
 }
 
 /** POST a JSON body and expect 200; returns the parsed object. */

@@ -4,6 +4,9 @@ import type { Storage } from '../../../storage/database.ts';
 import type { ModelCallDependencies } from '../../inference/model-call.ts';
 import type { Embedder } from '../embedder.ts';
 import type { ToolsetFactory } from './toolset.ts';
+import { ApiFunctionsToolsetFactory } from './api-functions-toolset.ts';
+import { McpToolsetFactory } from './mcp-toolset.ts';
+import { SqlStoreToolsetFactory } from './sql-store-toolset.ts';
 import { knowledgeToolsetFactory } from '../../knowledge/knowledge-toolset.ts';
 
 export interface ToolsetDependencies {
@@ -19,8 +22,8 @@ export function createToolsetFactories(dependencies: ToolsetDependencies): Tools
   void dependencies;
   const factories: ToolsetFactory[] = [];
   factories.push(knowledgeToolsetFactory(dependencies));
-  // MCP servers: (registered by tools/mcp-toolset.ts)
-  // API functions: (registered by tools/api-functions-toolset.ts)
-  // SQL store: (registered by tools/sql-store-toolset.ts)
+  factories.push(new McpToolsetFactory({ allowPrivateUrls: dependencies.config.allowPrivateUrls, logger: dependencies.logger.child({ component: 'mcp' }) }));
+  factories.push(new ApiFunctionsToolsetFactory({ allowPrivateUrls: dependencies.config.allowPrivateUrls, logger: dependencies.logger.child({ component: 'api-functions' }) }));
+  factories.push(new SqlStoreToolsetFactory({ dataDir: dependencies.config.dataDir, limitBytes: dependencies.config.sqlStoreLimitBytes, logger: dependencies.logger.child({ component: 'sql-store' }) }));
   return factories;
 }
