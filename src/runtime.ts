@@ -12,7 +12,6 @@ import { parseMoney } from './lib/money.ts';
 import { DatabaseChangeBus, LocalChangeBus, RedisChangeBus, type ChangeBus } from './storage/change-bus.ts';
 import { openStorage } from './storage/database.ts';
 import { RedisRateLimiter } from './storage/rate-limiter.ts';
-import { Redis } from 'ioredis';
 import { SqlSettingsRepository } from './storage/settings-repository.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -43,7 +42,9 @@ export async function openRuntime(config: Readonly<Config>, options: { clock?: C
       ? new DatabaseChangeBus(storage.db)
       : new LocalChangeBus();
   const clock = options.clock ?? systemClock;
-  const limiter = config.redisUrl ? new RedisRateLimiter(new Redis(config.redisUrl, { maxRetriesPerRequest: 2 }), config.redisPrefix, clock) : undefined;
+  const limiter = config.redisUrl
+    ? new RedisRateLimiter(new (await import('ioredis')).Redis(config.redisUrl, { maxRetriesPerRequest: 2 }), config.redisPrefix, clock)
+    : undefined;
   const settings = new SqlSettingsRepository(storage.db);
   const adminToken = config.adminToken ?? (await settings.getOrSet('admin_token', `tga-${randomBase62(40)}`));
   const hashSecret = config.hashSecret ?? (await settings.getOrSet('hash_secret', randomBase62(48)));

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import { newId } from '../lib/ids.ts';
 import type { Database } from './schema.ts';
@@ -35,14 +35,16 @@ export class RedisChangeBus implements ChangeBus {
   private readonly channel: string;
   private readonly local = new LocalChangeBus();
 
-  private constructor(url: string, prefix: string) {
-    this.publisher = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2 });
-    this.subscriber = new Redis(url, { lazyConnect: true });
+  private constructor(RedisClient: typeof Redis, url: string, prefix: string) {
+    this.publisher = new RedisClient(url, { lazyConnect: true, maxRetriesPerRequest: 2 });
+    this.subscriber = new RedisClient(url, { lazyConnect: true });
     this.channel = `${prefix}changes`;
   }
 
   static async connect(url: string, prefix: string): Promise<RedisChangeBus> {
-    const bus = new RedisChangeBus(url, prefix);
+    // ioredis is loaded only where Redis is configured.
+    const { Redis: RedisClient } = await import('ioredis');
+    const bus = new RedisChangeBus(RedisClient, url, prefix);
     await Promise.all([bus.publisher.connect(), bus.subscriber.connect()]);
     await bus.subscriber.subscribe(bus.channel);
     bus.subscriber.on('message', (_channel: string, message: string) => {

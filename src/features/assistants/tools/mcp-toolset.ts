@@ -1,5 +1,5 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
@@ -96,6 +96,11 @@ export class McpToolsetFactory implements ToolsetFactory {
     const dispatcher = guardedDispatcher(this.options.allowPrivateUrls);
     // undici's own fetch, to pass the guarded dispatcher; its types are declared apart from the DOM ones the SDK names.
     const fetch: FetchLike = (url, init) => undiciFetch(url, { ...(init as UndiciRequestInit), dispatcher }) as unknown as Promise<Response>;
+    // The SDK (~28 MB resident) is loaded by the first assistant that has an MCP server, not at start.
+    const [{ Client }, { StreamableHTTPClientTransport }] = await Promise.all([
+      import('@modelcontextprotocol/sdk/client/index.js'),
+      import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+    ]);
     const transport = new StreamableHTTPClientTransport(new URL(server.url), {
       requestInit: { headers: server.headers ?? {}, redirect: 'error' },
       fetch,
