@@ -82,7 +82,7 @@ export async function startTollgate(root: string, simulator: SimulatorControl, s
     TOLLGATE_LOG_LEVEL: 'warn',
   });
   // Measured as `npm start` serves: the bundled build (no TypeScript loader in the process).
-  execFileSync(process.execPath, [join(root, 'node_modules/esbuild/bin/esbuild'), 'src/main.ts', '--bundle', '--platform=node', '--format=esm', '--packages=external', '--target=node20', '--outfile=dist/main.js', '--log-level=warning'], { cwd: root, stdio: 'inherit' });
+  execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
   const child = startChild('tollgate', ['dist/main.js'], environment, root);
   const origin = `http://127.0.0.1:${port}`;
   const stop = async (): Promise<void> => {
