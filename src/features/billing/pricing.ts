@@ -22,8 +22,28 @@ export interface Cost {
 
 const price = (text: string | undefined): Money | undefined => (text === undefined ? undefined : parseMoney(text));
 
+export interface ModelPrices {
+  input: Money;
+  output: Money;
+  cacheRead: Money;
+  cacheWrite: Money;
+  cacheWrite1h: Money;
+}
+
+/** Parsed once per catalog entry (a model object is replaced, never changed, when the catalog changes). */
+const pricesCache = new WeakMap<Model, ModelPrices>();
+
 /** Per-1,000-token prices of one model (DESIGN §5: cache read 0.1×, write 1.25×, 1-hour write 2× unless `pricing` says otherwise). */
-export function modelPrices(model: Model): { input: Money; output: Money; cacheRead: Money; cacheWrite: Money; cacheWrite1h: Money } {
+export function modelPrices(model: Model): ModelPrices {
+  let prices = pricesCache.get(model);
+  if (!prices) {
+    prices = computePrices(model);
+    pricesCache.set(model, prices);
+  }
+  return prices;
+}
+
+function computePrices(model: Model): ModelPrices {
   const input = parseMoney(model.cost_context) ?? 0n;
   return {
     input,
