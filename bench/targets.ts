@@ -83,7 +83,8 @@ export async function startTollgate(root: string, simulator: SimulatorControl, s
   });
   // Measured as `npm start` serves: the bundled build (no TypeScript loader in the process).
   execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
-  const child = startChild('tollgate', ['dist/main.js'], environment, root);
+  // The same flags and allocator setting as `npm start` (package.json).
+  const child = startChild('tollgate', ['--expose-gc', '--max-semi-space-size=4', 'dist/main.js'], { ...environment, MALLOC_ARENA_MAX: '2' }, root);
   const origin = `http://127.0.0.1:${port}`;
   const stop = async (): Promise<void> => {
     await stopChild(child);

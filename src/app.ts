@@ -104,6 +104,8 @@ export interface Services {
   publicUrl: { base: string };
   fileUrl: FileUrl;
   metrics: Metrics;
+  /** Requests answered so far (the idle collector watches it). */
+  activity: { requests: number };
   http: HttpClient;
   clock: Clock;
   config: Readonly<Config>;
@@ -175,6 +177,7 @@ export function createServices(dependencies: AppDependencies): Services {
     publicUrl,
     fileUrl,
     metrics,
+    activity: { requests: 0 },
     http,
     clock,
     config,
@@ -195,7 +198,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<App> {
     return503OnClosing: true,
     forceCloseConnections: false,
   });
-  registerObservability(server, services.metrics);
+  registerObservability(server, services.metrics, services.activity);
   // An empty body with content-type application/json is no body (the chat service posts /api/bot/balance that way).
   const parseJson = server.getDefaultJsonParser('error', 'error');
   server.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {

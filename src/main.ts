@@ -1,5 +1,6 @@
 import { buildApp } from './app.ts';
 import { loadConfig } from './config/config.ts';
+import { startIdleCollector } from './lib/idle-gc.ts';
 import { firstStart, openRuntime } from './runtime.ts';
 
 /** Process entry: config → runtime → app → listen; SIGTERM/SIGINT finish in-flight requests and flush the ledger. */
@@ -11,6 +12,7 @@ export async function serve(): Promise<void> {
   const address = await app.server.listen({ host: config.host, port: config.port });
   if (!config.publicUrl) app.services.publicUrl.base = address;
   app.services.runner.start();
+  const stopCollector = startIdleCollector(app.services.activity);
   console.log(`tollgate listening on ${address}`);
 
   let stopping = false;
@@ -23,6 +25,7 @@ export async function serve(): Promise<void> {
       process.exit(1);
     }, 30_000);
     timer.unref();
+    stopCollector();
     await app.close();
     await runtime.close();
     process.exit(0);

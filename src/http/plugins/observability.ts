@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Metrics } from '../../lib/metrics.ts';
 
 /** `x-request-id` on every response, and request counts and latencies for /metrics. */
-export function registerObservability(app: FastifyInstance, metrics: Metrics): void {
+export function registerObservability(app: FastifyInstance, metrics: Metrics, activity: { requests: number }): void {
   app.decorateRequest('startedAt', 0n);
   app.addHook('onRequest', async (request, reply) => {
     request.startedAt = process.hrtime.bigint();
@@ -11,6 +11,7 @@ export function registerObservability(app: FastifyInstance, metrics: Metrics): v
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.config?.name ?? request.routeOptions.url ?? 'unmatched';
     metrics.requests.inc({ route, status: String(reply.statusCode) });
+    activity.requests += 1;
     metrics.latency.observe({ route }, Number(process.hrtime.bigint() - request.startedAt) / 1e9);
   });
 }
