@@ -75,3 +75,31 @@ describe('two gateway nodes on one PostgreSQL and Redis', () => {
     assert.equal(micros(await first.balance({ userId })), micros('2.00') - spent);
   });
 });
+
+describe('two gateway nodes on one PostgreSQL without Redis', () => {
+  test('a key revoked on one node stops working on the other within a second (database change notices)', async () => {
+    const simulator = await startSimulator();
+    const schema = uniqueSchema();
+    const database = { url: `${POSTGRES_URL}?schema=${schema}` };
+    const first = await startTestGateway({ database, simulator, databaseChanges: true });
+    const second = await startTestGateway({ database, simulator, databaseChanges: true });
+    try {
+      const { key, keyId } = await first.fundedKey({ balance: '1.00' });
+      const models = (gateway: TestGateway) => fetch(`${gateway.url}/v1/models`, { headers: { authorization: key } });
+      assert.equal((await models(second)).status, 200, 'the second node knows the key (and caches it)');
+      assert.equal((await first.admin('DELETE', `/keys/${keyId}`)).status, 200);
+      const started = Date.now();
+      let status = (await models(second)).status;
+      while (status !== 401 && Date.now() - started < 1_000) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        status = (await models(second)).status;
+      }
+      assert.equal(status, 401, 'the second node still accepted the revoked key after a second');
+    } finally {
+      await first.close();
+      await second.close();
+      await simulator.close();
+      await dropPostgresSchema(POSTGRES_URL, schema);
+    }
+  });
+});

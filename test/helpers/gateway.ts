@@ -7,7 +7,7 @@ import { buildApp, type App } from '../../src/app.ts';
 import { testConfig, type Config } from '../../src/config/config.ts';
 import { ManualClock } from '../../src/lib/clock.ts';
 import { createLogger, DEFAULT_CATALOG, readCatalogFile } from '../../src/runtime.ts';
-import { LocalChangeBus, RedisChangeBus, type ChangeBus } from '../../src/storage/change-bus.ts';
+import { DatabaseChangeBus, LocalChangeBus, RedisChangeBus, type ChangeBus } from '../../src/storage/change-bus.ts';
 import { dropPostgresSchema, openStorage, type Storage } from '../../src/storage/database.ts';
 import { startSimulator, type Simulator } from '../../simulator/server.ts';
 
@@ -21,6 +21,8 @@ export interface TestGatewayOptions {
   clock?: ManualClock;
   simulator?: Simulator;
   redis?: boolean;
+  /** Share changes through the database instead (PostgreSQL without Redis). */
+  databaseChanges?: boolean;
   /** Redis key prefix; gateways sharing one database must share it. Default: a fresh one. */
   redisPrefix?: string;
   config?: Partial<Config>;
@@ -71,7 +73,9 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   const queries: string[] = [];
   const storage = await openStorage(databaseUrl, { onQuery: (sql) => void queries.push(sql) });
   const clock = options.clock ?? new ManualClock(Date.parse('2026-11-01T00:00:00Z'));
-  const bus: ChangeBus = options.redis ? await RedisChangeBus.connect(REDIS_URL, options.redisPrefix ?? `tg_test_${randomBytes(4).toString('hex')}:`) : new LocalChangeBus();
+  const bus: ChangeBus = options.databaseChanges
+    ? new DatabaseChangeBus(storage.db)
+    : options.redis ? await RedisChangeBus.connect(REDIS_URL, options.redisPrefix ?? `tg_test_${randomBytes(4).toString('hex')}:`) : new LocalChangeBus();
   const adminToken = `admin-${randomBytes(16).toString('hex')}`;
   const logLines: string[] = [];
   const logger = options.captureLogs
