@@ -1,15 +1,39 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { PostgresAdapter, sql, type Kysely, type Transaction } from 'kysely';
 import type { AccountRef } from '../features/accounts/accounts.ts';
 import { accountKey, type LedgerEntry, type LedgerRepository } from '../features/billing/ledger.ts';
 import type { Money } from '../lib/money.ts';
 import { moneyText } from './money-sql.ts';
 import type { Database } from './schema.ts';
 
-const INSERT_CHUNK = 200;
+const INSERT_CHUNK = 500;
 const tableOf = (account: AccountRef): 'users' | 'orgs' => (account.type === 'user' ? 'users' : 'orgs');
 
 export class SqlLedgerRepository implements LedgerRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  private readonly postgres: boolean;
+
+  constructor(private readonly db: Kysely<Database>) {
+    this.postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  }
+
+  /**
+   * A batch of entries as ONE statement with ONE parameter (the rows as JSON): building a many-row insert through the
+   * query builder cost more CPU than the rest of the ledger write at high request rates.
+   */
+  private async insertRows(trx: Transaction<Database>, entries: readonly LedgerEntry[]): Promise<void> {
+    const rows = JSON.stringify(
+      entries.map((entry) => [entry.id, entry.account.type, entry.account.id, entry.amount.toString(), entry.kind, entry.requestId, entry.model, entry.description, entry.createdAt]),
+    );
+    const columns = sql`(id, account_type, account_id, amount_nano, kind, request_id, model, description, created_at)`;
+    if (this.postgres) {
+      await sql`insert into ledger ${columns}
+        select r->>0, r->>1, r->>2, (r->>3)::bigint, r->>4, r->>5, r->>6, r->>7, (r->>8)::bigint
+        from json_array_elements(${rows}::json) as r`.execute(trx);
+    } else {
+      await sql`insert into ledger ${columns}
+        select value->>0, value->>1, value->>2, cast(value->>3 as integer), value->>4, value->>5, value->>6, value->>7, value->>8
+        from json_each(${rows})`.execute(trx);
+    }
+  }
 
   async append(entries: readonly LedgerEntry[], transaction?: Transaction<Database>): Promise<Map<string, Money>> {
     const deltas = new Map<string, { account: AccountRef; delta: Money }>();
@@ -20,20 +44,7 @@ export class SqlLedgerRepository implements LedgerRepository {
       else deltas.set(key, { account: entry.account, delta: entry.amount });
     }
     const write = async (trx: Transaction<Database>): Promise<Map<string, Money>> => {
-      for (let start = 0; start < entries.length; start += INSERT_CHUNK) {
-        const rows = entries.slice(start, start + INSERT_CHUNK).map((entry) => ({
-          id: entry.id,
-          account_type: entry.account.type,
-          account_id: entry.account.id,
-          amount_nano: entry.amount,
-          kind: entry.kind,
-          request_id: entry.requestId,
-          model: entry.model,
-          description: entry.description,
-          created_at: entry.createdAt,
-        }));
-        await trx.insertInto('ledger').values(rows).execute();
-      }
+      for (let start = 0; start < entries.length; start += INSERT_CHUNK) await this.insertRows(trx, entries.slice(start, start + INSERT_CHUNK));
       const balances = new Map<string, Money>();
       // A fixed order of updates keeps two processes' batches from deadlocking on PostgreSQL.
       for (const [key, { account, delta }] of [...deltas].sort(([a], [b]) => a.localeCompare(b))) {
