@@ -8,10 +8,19 @@ export function registerObservability(app: FastifyInstance, metrics: Metrics, ac
     request.startedAt = process.hrtime.bigint();
     reply.header('x-request-id', request.id);
   });
+  // Labelled children are looked up once per route and status: prom-client hashes a label object on every plain call.
+  const counters = new Map<string, { inc(): void }>();
+  const timers = new Map<string, { observe(value: number): void }>();
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.config?.name ?? request.routeOptions.url ?? 'unmatched';
-    metrics.requests.inc({ route, status: String(reply.statusCode) });
+    const status = reply.statusCode;
+    const counterKey = `${route} ${status}`;
+    let counter = counters.get(counterKey);
+    if (!counter) counters.set(counterKey, (counter = metrics.requests.labels(route, String(status))));
+    counter.inc();
+    let timer = timers.get(route);
+    if (!timer) timers.set(route, (timer = metrics.latency.labels(route)));
+    timer.observe(Number(process.hrtime.bigint() - request.startedAt) / 1e9);
     activity.requests += 1;
-    metrics.latency.observe({ route }, Number(process.hrtime.bigint() - request.startedAt) / 1e9);
   });
 }
