@@ -15,7 +15,7 @@ export interface UpstreamResponse {
 export class HttpClient {
   private readonly agent: Agent;
 
-  constructor(private readonly timeoutMs: number) {
+  constructor(timeoutMs: number) {
     this.agent = new Agent({
       keepAliveTimeout: 30_000,
       keepAliveMaxTimeout: 600_000,

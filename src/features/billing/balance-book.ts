@@ -4,7 +4,7 @@ import type { Metrics } from '../../lib/metrics.ts';
 import { newId } from '../../lib/ids.ts';
 import type { Money } from '../../lib/money.ts';
 import type { AccountRef } from '../accounts/accounts.ts';
-import { accountKey, type LedgerEntry, type LedgerKind, type LedgerRepository } from './ledger.ts';
+import { accountKey, type LedgerEntry, type LedgerRepository } from './ledger.ts';
 
 /** How long a balance read from the database serves the positive-balance check before it is read again. */
 const REFRESH_AFTER_MS = 1_000;
@@ -18,14 +18,8 @@ interface AccountState {
   refreshing: boolean;
 }
 
-export interface ChargeInput {
-  account: AccountRef;
-  amount: Money;
-  kind: LedgerKind;
-  requestId: string | null;
-  model: string | null;
-  description: string;
-}
+/** A movement to record: a ledger entry before it has its id and time. */
+export type ChargeInput = Omit<LedgerEntry, 'id' | 'createdAt'>;
 
 /**
  * Every balance change goes through here. Charges are applied to the in-memory balance at once and written to the ledger
