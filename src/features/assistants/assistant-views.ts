@@ -18,8 +18,8 @@ export function assistantView(assistant: Assistant, model: Model | undefined): R
   return { ...listItemView(assistant, model), instruction: assistant.instruction, apiFunctions: assistant.apiFunctions };
 }
 
-/** SPEC 4.5's list item: the assistant without `instruction` and `apiFunctions`, with `capabilities`. */
-export function listItemView(assistant: Assistant, model: Model | undefined): Record<string, unknown> {
+/** The fields every view of an assistant starts with (all of them public). */
+function publicFields(assistant: Assistant): Record<string, unknown> {
   return {
     object: 'assistant',
     id: assistant.id,
@@ -31,6 +31,13 @@ export function listItemView(assistant: Assistant, model: Model | undefined): Re
     description: assistant.description,
     picture: assistant.picture,
     modelId: assistant.modelId,
+  };
+}
+
+/** SPEC 4.5's list item: the assistant without `instruction` and `apiFunctions`, with `capabilities`. */
+export function listItemView(assistant: Assistant, model: Model | undefined): Record<string, unknown> {
+  return {
+    ...publicFields(assistant),
     temperature: assistant.temperature,
     capabilities: capabilities(assistant, model),
     sqlStore: assistant.sqlStore,
@@ -43,16 +50,7 @@ export function listItemView(assistant: Assistant, model: Model | undefined): Re
 /** SPEC 2.6's catalog card: public fields only, never instruction, functions or MCP settings. */
 export function catalogCardView(assistant: Assistant, owner: { id: string; name: string }, installed: boolean): Record<string, unknown> {
   return {
-    object: 'assistant',
-    id: assistant.id,
-    createDate: iso(assistant.createdAt),
-    updateDate: iso(assistant.updatedAt),
-    mention: assistant.mention,
-    title: assistant.title,
-    subtitle: assistant.subtitle,
-    description: assistant.description,
-    picture: assistant.picture,
-    modelId: assistant.modelId,
+    ...publicFields(assistant),
     likes: assistant.likes,
     isInstalled: installed,
     owner,
