@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { startTestGateway, type TestGateway } from './helpers/gateway.ts';
+
+/** Every POST endpoint, with the key header it takes. */
+const ENDPOINTS = [
+  '/v1/chat/completions',
+  '/v1/embeddings',
+  '/v1/moderations',
+  '/v1/messages',
+  '/v1/messages/count_tokens',
+  '/v1/imagegen/imagine',
+  '/v1/imagegen/action',
+  '/v1/media/create',
+  '/api/v2/media/tasks',
+  '/api/v2/media/price',
+  '/v1/media/generate',
+  '/v1/audio/transcriptions',
+  '/v1/assistant/create',
+  '/v1/assistant/update',
+  '/v1/assistant/chat',
+  '/v1/assistant/like',
+  '/v1/assistant/install',
+  '/v1/database/create',
+  '/v1/database/add',
+  '/v1/database/delete',
+];
+
+const BODIES: Array<[string, string]> = [
+  ['not JSON', '{"model": '],
+  ['a JSON array', '[1, 2, 3]'],
+  ['JSON null', 'null'],
+  ['a JSON string', '"hello"'],
+  ['an empty object', '{}'],
+  ['wrong types everywhere', JSON.stringify({ model: 42, messages: 'x', input: { a: 1 }, prompt: [], chatId: 7, id: false, title: null, max_tokens: 'many', stream: 'yes' })],
+  ['deeply nested junk', JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: [{ type: 'text' }, null, 5] }] })],
+];
+
+/** Endpoints that take a `model`, with an otherwise valid body naming one that does not exist. */
+const UNKNOWN_MODEL: Array<[string, unknown]> = [
+  ['/v1/chat/completions', { model: 'no-such-model', messages: [{ role: 'user', content: 'x' }] }],
+  ['/v1/embeddings', { model: 'no-such-model', input: 'x' }],
+  ['/v1/messages', { model: 'no-such-model', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }],
+  ['/v1/messages/count_tokens', { model: 'no-such-model', messages: [{ role: 'user', content: 'x' }] }],
+  ['/v1/media/create', { model: 'no-such-model', prompt: 'x' }],
+  ['/api/v2/media/tasks', { model: 'no-such-model', prompt: 'x' }],
+  ['/api/v2/media/price', { model: 'no-such-model' }],
+  ['/v1/assistant/create', { title: 'x', modelId: 'no-such-model' }],
+];
+
+/** Bad input never gets a 5xx and never costs money, on any endpoint. */
+describe('malformed requests', () => {
+  let gw: TestGateway;
+  let key: string;
+  let userId: string;
+
+  before(async () => {
+    gw = await startTestGateway();
+    ({ key, userId } = await gw.fundedKey({ balance: '3.00' }));
+  });
+  after(async () => {
+    await gw?.close();
+  });
+
+  for (const path of ENDPOINTS) {
+    test(`${path}: a clear 4xx for every malformed body`, async () => {
+      for (const [label, body] of BODIES) {
+        const response = await fetch(`${gw.url}${path}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'x-api-key': key, 'content-type': 'application/json' },
+          body,
+        });
+        const text = await response.text();
+        assert.ok(response.status >= 400 && response.status < 500, `${path} with ${label}: ${response.status} ${text}`);
+        assert.doesNotThrow(() => JSON.parse(text), `${path} with ${label}: the error body is JSON`);
+        assert.match(response.headers.get('x-request-id') ?? '', /^req_/);
+      }
+    });
+  }
+
+  test('an unknown model is a 4xx everywhere a model is named', async () => {
+    for (const [path, body] of UNKNOWN_MODEL) {
+      const response = await fetch(`${gw.url}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      assert.ok([400, 404].includes(response.status), `${path}: ${response.status} ${await response.text()}`);
+    }
+  });
+
+  test('none of it cost anything', async () => {
+    assert.equal(await gw.balance({ userId }), '3.00');
+  });
+});
