@@ -10,7 +10,7 @@ export function startIdleCollector(activity: { requests: number }, quietMs = 5_0
   let collectedAt = activity.requests;
   const timer = setInterval(() => {
     const now = activity.requests;
-    if (now === seen && now - collectedAt > 1_000) {
+    if (now === seen && now !== collectedAt) {
       collect();
       collectedAt = now;
     }
