@@ -61,6 +61,7 @@ export class SqlTasksRepository {
   async settle(taskId: string, changes: Parameters<SqlTasksRepository['update']>[2], options: { refund?: LedgerEntry; webhookAt?: number }, now: number): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
       await this.update(trx, taskId, changes, now);
+      // `refund` is any correction of the task's charge: a refund (positive) or a further charge (negative).
       if (options.refund) await this.ledger.append([options.refund], trx);
       if (options.webhookAt !== undefined) await this.jobs.enqueue(trx, { kind: 'webhook.task', subjectId: taskId, runAt: options.webhookAt }, now);
     });
@@ -102,7 +103,7 @@ export class SqlTasksRepository {
   async update(
     executor: Executor,
     id: string,
-    changes: Partial<Pick<Task, 'status' | 'percent' | 'result' | 'error' | 'webhookSecret'>>,
+    changes: Partial<Pick<Task, 'status' | 'percent' | 'result' | 'error' | 'webhookSecret' | 'cost'>>,
     now: number,
   ): Promise<void> {
     await executor
@@ -113,6 +114,7 @@ export class SqlTasksRepository {
         ...(changes.result !== undefined ? { result: changes.result === null ? null : JSON.stringify(changes.result) } : {}),
         ...(changes.error !== undefined ? { error: changes.error === null ? null : JSON.stringify(changes.error) } : {}),
         ...(changes.webhookSecret !== undefined ? { webhook_secret: changes.webhookSecret } : {}),
+        ...(changes.cost !== undefined ? { cost_nano: changes.cost } : {}),
         updated_at: now,
       })
       .where('id', '=', id)

@@ -5,7 +5,7 @@ import type { Task, TaskError } from './task.ts';
 
 /** One step of generating a task's output: finished with files (and text), still running at the vendor, or failed there. */
 export type GenerationStep =
-  | { type: 'done'; files: MediaFile[]; text?: string }
+  | { type: 'done'; files: MediaFile[]; text?: string; /** Audio length the vendor reported (transcription). */ seconds?: number }
   | { type: 'waiting'; vendorId: string; percent: number }
   | { type: 'failed'; error: TaskError };
 

@@ -7,6 +7,8 @@ import type { ProviderRegistry } from '../../providers/registry.ts';
 import { UpstreamError, vendorMessage } from '../../providers/upstream-error.ts';
 import type { SqlTasksRepository } from '../../storage/tasks-repository.ts';
 import type { BalanceBook } from '../billing/balance-book.ts';
+import type { LedgerEntry } from '../billing/ledger.ts';
+import { priceSeconds } from '../billing/pricing.ts';
 import type { CatalogService } from '../catalog/catalog-service.ts';
 import { generateMedia, type GenerationStep } from './media-generation.ts';
 import { isFinished, type Task, type TaskError, type TaskFile } from './task.ts';
@@ -65,14 +67,42 @@ export class TaskWorker {
     }
     const files = await this.store(task, step.files);
     const now = clock.now();
+    const correction = this.correction(task, step.seconds, now);
     await repository.settle(
       task.id,
-      { status: 'done', percent: 100, result: { files, ...(step.text !== undefined ? { text: step.text } : {}) }, error: null },
-      task.webhookUrl ? { webhookAt: now } : {},
+      { status: 'done', percent: 100, result: { files, ...(step.text !== undefined ? { text: step.text } : {}) }, error: null, ...(correction ? { cost: correction.cost } : {}) },
+      { ...(task.webhookUrl ? { webhookAt: now } : {}), ...(correction ? { refund: correction.entry } : {}) },
       now,
     );
+    if (correction) this.dependencies.book.invalidate(task.payer);
     return { type: 'done' };
   };
+
+  /**
+   * An asynchronous transcription is charged at creation from the file's own length; when the vendor reports the audio's
+   * duration, the charge is corrected to it (a refund or a further charge, as its own ledger entry).
+   */
+  private correction(task: Task, seconds: number | undefined, now: number): { cost: bigint; entry: LedgerEntry } | undefined {
+    if (task.kind !== 'transcription' || seconds === undefined) return undefined;
+    const billed = this.dependencies.catalog.get(task.model);
+    if (!billed) return undefined;
+    const cost = priceSeconds(billed, seconds).total;
+    const difference = task.cost - cost;
+    if (difference === 0n) return undefined;
+    return {
+      cost,
+      entry: {
+        id: newId('ledger'),
+        account: task.payer,
+        amount: difference,
+        kind: difference > 0n ? 'refund' : 'charge',
+        requestId: task.id,
+        model: task.model,
+        description: `transcription charge corrected to the vendor's ${seconds} s`,
+        createdAt: now,
+      },
+    };
+  }
 
   private async store(task: Task, files: MediaFile[]): Promise<TaskFile[]> {
     const { repository, clock } = this.dependencies;

@@ -22,11 +22,13 @@ export async function transcribeTask(media: OpenAiMedia, repository: SqlTasksRep
   }
   const response = await media.transcribe(fields, { data: audio.data, filename: input.name, contentType: input.contentType }, requestId);
   let text = response.body;
+  let seconds: number | undefined;
   try {
-    const parsed = JSON.parse(response.body) as { text?: unknown };
+    const parsed = JSON.parse(response.body) as { text?: unknown; usage?: { type?: unknown; seconds?: unknown } };
     if (typeof parsed.text === 'string') text = parsed.text;
+    if (parsed.usage?.type === 'duration' && typeof parsed.usage.seconds === 'number') seconds = parsed.usage.seconds;
   } catch {
     // A plain-text answer is the transcript itself.
   }
-  return { type: 'done', files: [{ data: Buffer.from(text, 'utf8'), contentType: 'text/plain; charset=utf-8' }], text };
+  return { type: 'done', files: [{ data: Buffer.from(text, 'utf8'), contentType: 'text/plain; charset=utf-8' }], text, ...(seconds !== undefined ? { seconds } : {}) };
 }
