@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../app.ts';
 import type { Model } from '../../features/catalog/model.ts';
+import { modelNotFound } from '../../features/catalog/retirement.ts';
 import { formatMoney, parseMoney } from '../../lib/money.ts';
 
 /** SPEC 2.3 prices: four fraction digits (more only when the price has more; it is never rounded). */
@@ -35,5 +36,14 @@ export function registerModelsRoute(app: FastifyInstance, services: Services): v
       .filter((model) => TEXT_KINDS.has(model.kind) && (allowed === null || allowed.includes(model.id)))
       .map((model) => modelView(model, now));
     return { object: 'list', data };
+  });
+
+  // OpenAI's `models.retrieve(id)`: one entry, under the same rules as the list.
+  app.get('/v1/models/:id', { config: { name: 'models.retrieve' } }, async (request) => {
+    const { id } = request.params as { id: string };
+    const allowed = request.apiKey?.allowedModels ?? null;
+    const model = services.catalog.get(id);
+    if (!model || !TEXT_KINDS.has(model.kind) || (allowed !== null && !allowed.includes(model.id))) throw modelNotFound(id);
+    return modelView(model, services.clock.now());
   });
 }
