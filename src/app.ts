@@ -150,7 +150,7 @@ export function createServices(dependencies: AppDependencies): Services {
   const toolsets = createToolsetFactories({ config, storage, calls: callDependencies, embedder, logger });
   const assistantChat = new AssistantChatService(callDependencies, assistants, assistantsRepository, toolsets);
   const bots = new SqlBotsRepository(storage.db, jobs);
-  const chatbot = new ChatbotService(bots, accounts, book, secrets, clock, config.allowPrivateUrls);
+  const chatbot = new ChatbotService(bots, book, secrets, clock, config.allowPrivateUrls);
   runner.handle('bot.reply', new BotReplyWorker({ bots, assistants: assistantsRepository, chat: assistantChat, catalog, book, clock, logger: logger.child({ component: 'chatbot' }) }).run);
   runner.handle('bot.deliver', new BotOutboxDispatcher(bots, secrets, clock, logger.child({ component: 'chatbot' }), { allowPrivateUrls: config.allowPrivateUrls, timeoutMs: config.webhookTimeoutMs }).deliver);
   return {

@@ -166,10 +166,4 @@ export class SqlBotsRepository {
       .where('id', '=', id)
       .execute();
   }
-
-  /** Outbound events of a bot in order (tests and operators). */
-  async outbox(botId: string): Promise<Array<{ seq: number; status: string; attempts: number; payload: string }>> {
-    const rows = await this.db.selectFrom('bot_outbox').select(['seq', 'status', 'attempts', 'payload']).where('bot_id', '=', botId).orderBy('seq').execute();
-    return rows.map((row) => ({ ...row, seq: Number(row.seq) }));
-  }
 }

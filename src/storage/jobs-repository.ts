@@ -68,11 +68,4 @@ export class SqlJobsRepository {
       .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
   }
-
-  async pending(kind?: string): Promise<Array<{ id: string; kind: string; subjectId: string; status: string; runAt: number; attempts: number }>> {
-    let query = this.db.selectFrom('jobs').select(['id', 'kind', 'subject_id', 'status', 'run_at', 'attempts']).where('status', 'in', ['pending', 'running']);
-    if (kind) query = query.where('kind', '=', kind);
-    const rows = await query.orderBy('run_at').execute();
-    return rows.map((row) => ({ id: row.id, kind: row.kind, subjectId: row.subject_id, status: row.status, runAt: row.run_at, attempts: row.attempts }));
-  }
 }

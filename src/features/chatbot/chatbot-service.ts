@@ -1,4 +1,4 @@
-import { GatewayError, invalidParam, unauthorized } from '../../core/errors.ts';
+import { invalidParam, unauthorized } from '../../core/errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { sha256Hex } from '../../lib/hashing.ts';
 import { newId, randomBase62 } from '../../lib/ids.ts';
@@ -7,7 +7,6 @@ import type { SecretBox } from '../../lib/secret-box.ts';
 import { refuseUrl } from '../../lib/url-guard.ts';
 import type { SqlBotsRepository } from '../../storage/bots-repository.ts';
 import type { AccountRef } from '../accounts/accounts.ts';
-import type { AccountsService } from '../accounts/accounts-service.ts';
 import type { BalanceBook } from '../billing/balance-book.ts';
 import type { Bot, InboundEvent } from './bot.ts';
 
@@ -24,7 +23,6 @@ const STATE_AFTER: Partial<Record<InboundEvent['event'], 'agent' | 'bot' | 'clos
 export class ChatbotService {
   constructor(
     private readonly repository: SqlBotsRepository,
-    private readonly accounts: AccountsService,
     private readonly book: BalanceBook,
     private readonly secrets: SecretBox,
     private readonly clock: Clock,
@@ -87,14 +85,5 @@ export class ChatbotService {
       if (next !== 'bot' || dialog.state === 'waiting') await this.repository.setState(dialog.id, next, now);
     }
     return { duplicate: false };
-  }
-
-  async get(botId: string): Promise<Bot | undefined> {
-    return this.repository.get(botId);
-  }
-
-  async exists(account: AccountRef): Promise<boolean> {
-    if (!(await this.accounts.exists(account))) throw new GatewayError('not_found', `No such ${account.type} '${account.id}'.`);
-    return true;
   }
 }
