@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config/config.ts';
 import { AccountsService } from './features/accounts/accounts-service.ts';
 import { BalanceBook } from './features/billing/balance-book.ts';
+import { ReadinessService } from './features/health/readiness-service.ts';
 import { CatalogService } from './features/catalog/catalog-service.ts';
 import type { ProviderRecord } from './features/catalog/catalog.ts';
 import { ChatCompletionsService } from './features/inference/chat-completions.ts';
@@ -61,6 +62,7 @@ import { SqlCatalogRepository } from './storage/catalog-repository.ts';
 import type { Storage } from './storage/database.ts';
 import { SqlKeysRepository } from './storage/keys-repository.ts';
 import { SqlLedgerRepository } from './storage/ledger-repository.ts';
+import { SqlIdempotencyRepository } from './storage/idempotency-repository.ts';
 
 export interface AppDependencies {
   config: Readonly<Config>;
@@ -104,6 +106,7 @@ export interface Services {
   publicUrl: { base: string };
   fileUrl: FileUrl;
   metrics: Metrics;
+  readiness: ReadinessService;
   /** Requests answered so far (the idle collector watches it). */
   activity: { requests: number };
   http: HttpClient;
@@ -127,7 +130,7 @@ export function createServices(dependencies: AppDependencies): Services {
   const http = new HttpClient(config.upstreamTimeoutMs);
   const providers = new ProviderRegistry(dependencies.defaultProviders, catalog, http);
   const callDependencies: ModelCallDependencies = { metrics, catalog, providers, book, clock };
-  const accounts = new AccountsService(new SqlAccountsRepository(storage.db), ledger, book, clock, bus);
+  const accounts = new AccountsService(new SqlAccountsRepository(storage.db), ledger, book, clock, bus, new SqlIdempotencyRepository(storage.db));
   const jobs = new SqlJobsRepository(storage.db, storage.engine);
   const tasksRepository = new SqlTasksRepository(storage.db, ledger, jobs);
   const secrets = new SecretBox(dependencies.hashSecret, 'webhook-signing-key');
@@ -177,6 +180,7 @@ export function createServices(dependencies: AppDependencies): Services {
     publicUrl,
     fileUrl,
     metrics,
+    readiness: new ReadinessService({ database: () => storage.ping(), ...(bus.ping ? { redis: () => bus.ping!() } : {}) }, () => book.health()),
     activity: { requests: 0 },
     http,
     clock,

@@ -1,14 +1,14 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { createServices, type Services } from './app.ts';
 import { loadConfig } from './config/config.ts';
-import { formatMoney, parseMoney, type Money } from './lib/money.ts';
+import { AMOUNT_RULE, formatMoney, parseAmount, type Money } from './lib/money.ts';
 import { serve } from './main.ts';
 import { DEFAULT_CATALOG, openRuntime, readCatalogFile } from './runtime.ts';
 import { openStorage } from './storage/database.ts';
 
 const money = (text: string): Money => {
-  const amount = parseMoney(text);
-  if (amount === undefined) throw new InvalidArgumentError('must be a decimal number, e.g. 10.00');
+  const amount = parseAmount(text);
+  if (amount === undefined) throw new InvalidArgumentError(`${AMOUNT_RULE}, e.g. 10.00`);
   return amount;
 };
 

@@ -35,7 +35,7 @@ export function createLogger(config: Readonly<Config>): Logger {
 /** Opens storage and the change bus, settles the admin token, and picks the default providers (or starts the simulator). */
 export async function openRuntime(config: Readonly<Config>, options: { clock?: Clock; logger?: Logger; useSimulator?: boolean } = {}): Promise<Runtime> {
   const logger = options.logger ?? createLogger(config);
-  const storage = await openStorage(config.databaseUrl);
+  const storage = await openStorage(config.databaseUrl, { onConnectionError: (error) => logger.warn({ err: error }, 'database connection lost; reconnecting') });
   const bus: ChangeBus = config.redisUrl
     ? await RedisChangeBus.connect(config.redisUrl, config.redisPrefix)
     : storage.engine === 'postgres'

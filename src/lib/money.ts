@@ -19,6 +19,21 @@ export function parseMoney(text: string): Money | undefined {
   return sign ? -nanos : nanos;
 }
 
+/**
+ * The largest amount that may enter from outside (a credit, a price, an initial balance): ±1,000,000,000 currency units.
+ * Balances are 64-bit nano-unit columns (about ±9.2 × 10⁹ units); bounding what enters keeps every sum far from overflow.
+ */
+export const MAX_AMOUNT: Money = 1_000_000_000n * NANOS_PER_UNIT;
+/** A balance may not be credited beyond this (the column's limit, with room for the charges in flight). */
+export const MAX_BALANCE: Money = 9_000_000_000n * NANOS_PER_UNIT;
+export const AMOUNT_RULE = 'must be a decimal number from -1000000000 to 1000000000 with at most 9 fraction digits';
+
+/** `parseMoney` for amounts entering from outside: undefined also beyond ±MAX_AMOUNT. */
+export function parseAmount(text: string): Money | undefined {
+  const amount = parseMoney(text);
+  return amount !== undefined && amount <= MAX_AMOUNT && amount >= -MAX_AMOUNT ? amount : undefined;
+}
+
 /** Decimal text with at least `minFraction` fraction digits and as many more as the amount needs (never rounds). */
 export function formatMoney(amount: Money, minFraction = 2): string {
   const negative = amount < 0n;

@@ -11,6 +11,8 @@ import type { Database } from './schema.ts';
 export interface ChangeBus {
   publish(topic: string, id: string): Promise<void>;
   subscribe(handler: (topic: string, id: string) => void): void;
+  /** Readiness probe of a bus that has a server of its own (Redis). */
+  ping?(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -62,6 +64,10 @@ export class RedisChangeBus implements ChangeBus {
 
   subscribe(handler: (topic: string, id: string) => void): void {
     this.local.subscribe(handler);
+  }
+
+  async ping(): Promise<void> {
+    await this.publisher.ping();
   }
 
   async close(): Promise<void> {

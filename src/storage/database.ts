@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
@@ -11,6 +11,8 @@ export type Engine = 'sqlite' | 'postgres';
 export interface Storage {
   db: Kysely<Database>;
   engine: Engine;
+  /** Runs a real query (readiness); rejects when the database cannot answer. */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -24,6 +26,8 @@ pg.types.setTypeParser(20, (value) => Number(value));
 export interface StorageOptions {
   /** Called for every query run (tests count them: the request path must run none once caches are warm). */
   onQuery?: (sql: string) => void;
+  /** Told of connection errors outside any query (a backend terminated, the server restarted); they must not end the process. */
+  onConnectionError?: (error: Error) => void;
 }
 
 export async function openStorage(url: string, options: StorageOptions = {}): Promise<Storage> {
@@ -49,7 +53,20 @@ function openSqlite(url: string, options: StorageOptions): Storage {
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }), ...logOption(options) });
-  return { db, engine: 'sqlite', close: () => db.destroy() };
+  const inode = path === ':memory:' ? undefined : statSync(path).ino;
+  const checkFile = (): void => {
+    // An open SQLite handle keeps working on a file deleted or replaced under it, and whatever it writes then is lost.
+    if (inode !== undefined && statSync(path, { throwIfNoEntry: false })?.ino !== inode) throw new Error(`the database file ${path} was removed or replaced`);
+  };
+  return {
+    db,
+    engine: 'sqlite',
+    ping: async () => {
+      checkFile();
+      await ping(db);
+    },
+    close: () => db.destroy(),
+  };
 }
 
 async function openPostgres(url: string, options: StorageOptions): Promise<Storage> {
@@ -67,10 +84,18 @@ async function openPostgres(url: string, options: StorageOptions): Promise<Stora
       await client.end();
     }
   }
-  const pool = new pg.Pool({ connectionString, max: 10, ...(schema ? { options: `-c search_path=${schema}` } : {}) });
+  const pool = new pg.Pool({ connectionString, max: 10, connectionTimeoutMillis: 5_000, ...(schema ? { options: `-c search_path=${schema}` } : {}) });
+  // An idle client whose backend goes away (pg_terminate_backend, a server restart) emits `error` on the pool; without a
+  // listener that is an uncaught exception. The pool drops the client and opens a new one for the next query.
+  pool.on('error', (error) => options.onConnectionError?.(error));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), ...logOption(options) });
   await sql`select 1`.execute(db);
-  return { db, engine: 'postgres', close: () => db.destroy() };
+  return { db, engine: 'postgres', ping: () => ping(db), close: () => db.destroy() };
+}
+
+async function ping(db: Kysely<Database>): Promise<void> {
+  // A read of a real table: a database file deleted or replaced under a running SQLite gateway fails here.
+  await db.selectFrom('settings').select('key').limit(1).execute();
 }
 
 /** Drops a PostgreSQL schema made for a test run. */

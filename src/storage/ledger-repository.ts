@@ -1,6 +1,6 @@
 import { PostgresAdapter, sql, type Kysely, type Transaction } from 'kysely';
 import type { AccountRef } from '../features/accounts/accounts.ts';
-import { accountKey, type LedgerEntry, type LedgerRepository } from '../features/billing/ledger.ts';
+import type { AppendResult, LeaseUse, LedgerEntry, LedgerRepository } from '../features/billing/ledger.ts';
 import type { Money } from '../lib/money.ts';
 import { moneyText } from './money-sql.ts';
 import type { Database } from './schema.ts';
@@ -17,37 +17,47 @@ export class SqlLedgerRepository implements LedgerRepository {
 
   /**
    * A batch of entries as ONE statement with ONE parameter (the rows as JSON): building a many-row insert through the
-   * query builder cost more CPU than the rest of the ledger write at high request rates.
+   * query builder cost more CPU than the rest of the ledger write at high request rates. An entry whose id is already in the
+   * ledger is skipped (a batch retried after its commit was not acknowledged must not count twice); the rows actually
+   * inserted come back, and only they move balances.
    */
-  private async insertRows(trx: Transaction<Database>, entries: readonly LedgerEntry[]): Promise<void> {
+  private async insertRows(trx: Transaction<Database>, entries: readonly LedgerEntry[]): Promise<Array<{ type: string; id: string; amount: string }>> {
     const rows = JSON.stringify(
       entries.map((entry) => [entry.id, entry.account.type, entry.account.id, entry.amount.toString(), entry.kind, entry.requestId, entry.model, entry.description, entry.createdAt]),
     );
     const columns = sql`(id, account_type, account_id, amount_nano, kind, request_id, model, description, created_at)`;
-    if (this.postgres) {
-      await sql`insert into ledger ${columns}
+    const returning = sql`on conflict (id) do nothing returning account_type as type, account_id as id, cast(amount_nano as text) as amount`;
+    const result = this.postgres
+      ? await sql<{ type: string; id: string; amount: string }>`insert into ledger ${columns}
         select r->>0, r->>1, r->>2, (r->>3)::bigint, r->>4, r->>5, r->>6, r->>7, (r->>8)::bigint
-        from json_array_elements(${rows}::json) as r`.execute(trx);
-    } else {
-      await sql`insert into ledger ${columns}
+        from json_array_elements(${rows}::json) as r ${returning}`.execute(trx)
+      : await sql<{ type: string; id: string; amount: string }>`insert into ledger ${columns}
         select value->>0, value->>1, value->>2, cast(value->>3 as integer), value->>4, value->>5, value->>6, value->>7, value->>8
-        from json_each(${rows})`.execute(trx);
-    }
+        from json_each(${rows}) where true ${returning}`.execute(trx);
+    return result.rows;
   }
 
-  async append(entries: readonly LedgerEntry[], transaction?: Transaction<Database>): Promise<Map<string, Money>> {
-    const deltas = new Map<string, { account: AccountRef; delta: Money }>();
-    for (const entry of entries) {
-      const key = accountKey(entry.account);
-      const current = deltas.get(key);
-      if (current) current.delta += entry.amount;
-      else deltas.set(key, { account: entry.account, delta: entry.amount });
-    }
-    const write = async (trx: Transaction<Database>): Promise<Map<string, Money>> => {
-      for (let start = 0; start < entries.length; start += INSERT_CHUNK) await this.insertRows(trx, entries.slice(start, start + INSERT_CHUNK));
+  async append(entries: readonly LedgerEntry[], transaction?: Transaction<Database>, lease?: LeaseUse): Promise<AppendResult> {
+    const write = async (trx: Transaction<Database>): Promise<AppendResult> => {
+      const deltas = new Map<string, { account: AccountRef; delta: Money; spent: Money }>();
+      for (let start = 0; start < entries.length; start += INSERT_CHUNK) {
+        for (const row of await this.insertRows(trx, entries.slice(start, start + INSERT_CHUNK))) {
+          const key = `${row.type}:${row.id}`;
+          const amount = BigInt(row.amount);
+          const spent = amount < 0n ? amount : 0n;
+          const current = deltas.get(key);
+          if (current) {
+            current.delta += amount;
+            current.spent += spent;
+          } else {
+            deltas.set(key, { account: { type: row.type as AccountRef['type'], id: row.id }, delta: amount, spent });
+          }
+        }
+      }
       const balances = new Map<string, Money>();
+      const reserved = new Map<string, Money>();
       // A fixed order of updates keeps two processes' batches from deadlocking on PostgreSQL.
-      for (const [key, { account, delta }] of [...deltas].sort(([a], [b]) => a.localeCompare(b))) {
+      for (const [key, { account, delta, spent }] of [...deltas].sort(([a], [b]) => a.localeCompare(b))) {
         const row = await trx
           .updateTable(tableOf(account))
           .set({ balance_nano: sql`balance_nano + ${delta}` })
@@ -56,10 +66,51 @@ export class SqlLedgerRepository implements LedgerRepository {
           .executeTakeFirst();
         if (!row) throw new Error(`ledger entry for unknown account ${key}`);
         balances.set(key, BigInt(row.balance));
+        if (lease && spent < 0n) {
+          const left = await trx
+            .updateTable('balance_leases')
+            .set({ amount_nano: sql`${sql.raw(this.postgres ? 'greatest' : 'max')}(amount_nano + ${spent}, 0)`, expires_at: lease.expiresAt })
+            .where('account_type', '=', account.type)
+            .where('account_id', '=', account.id)
+            .where('node', '=', lease.node)
+            .returning(moneyText('amount_nano').as('amount'))
+            .executeTakeFirst();
+          if (left) reserved.set(key, BigInt(left.amount));
+        }
       }
-      return balances;
+      return { balances, reserved };
     };
     return transaction ? write(transaction) : this.db.transaction().execute(write);
+  }
+
+  async reserve(account: AccountRef, lease: LeaseUse, decide: (balance: Money, reservedByOthers: Money) => Money, now: number): Promise<{ balance: Money; reserved: Money } | undefined> {
+    return this.db.transaction().execute(async (trx) => {
+      // The account row is locked first, as the ledger write does, so reservations and writes on one account take turns.
+      let query = trx.selectFrom(tableOf(account)).select(moneyText('balance_nano').as('balance')).where('id', '=', account.id);
+      if (this.postgres) query = query.forUpdate();
+      const row = await query.executeTakeFirst();
+      if (!row) return undefined;
+      const others = await trx
+        .selectFrom('balance_leases')
+        .select(sql<string | null>`cast(sum(amount_nano) as text)`.as('total'))
+        .where('account_type', '=', account.type)
+        .where('account_id', '=', account.id)
+        .where('node', '<>', lease.node)
+        .where('expires_at', '>', now)
+        .executeTakeFirst();
+      const balance = BigInt(row.balance);
+      const reserved = decide(balance, BigInt(others?.total ?? '0'));
+      await trx
+        .insertInto('balance_leases')
+        .values({ account_type: account.type, account_id: account.id, node: lease.node, amount_nano: reserved, expires_at: lease.expiresAt })
+        .onConflict((conflict) => conflict.columns(['account_type', 'account_id', 'node']).doUpdateSet({ amount_nano: reserved, expires_at: lease.expiresAt }))
+        .execute();
+      return { balance, reserved };
+    });
+  }
+
+  async release(node: string): Promise<void> {
+    await this.db.deleteFrom('balance_leases').where('node', '=', node).execute();
   }
 
   async balance(account: AccountRef): Promise<Money | undefined> {

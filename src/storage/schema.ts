@@ -265,7 +265,29 @@ export interface ChangesTable {
   at: number;
 }
 
+export interface BalanceLeasesTable {
+  account_type: 'user' | 'org';
+  account_id: string;
+  /** The process holding the reservation. */
+  node: string;
+  amount_nano: MoneyColumn;
+  expires_at: number;
+}
+
+export interface IdempotencyKeysTable {
+  scope: string;
+  key: string;
+  /** SHA-256 of the request body: the same key with another body is refused (409). */
+  request_hash: string;
+  entry_id: string;
+  /** The first answer, as JSON text; null until the call has completed once. */
+  response: string | null;
+  created_at: number;
+}
+
 export interface Database {
+  balance_leases: BalanceLeasesTable;
+  idempotency_keys: IdempotencyKeysTable;
   changes: ChangesTable;
   bots: BotsTable;
   bot_dialogs: BotDialogsTable;

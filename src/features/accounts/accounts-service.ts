@@ -1,11 +1,15 @@
 import { GatewayError } from '../../core/errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
-import type { Money } from '../../lib/money.ts';
+import { AMOUNT_RULE, MAX_AMOUNT, MAX_BALANCE, type Money } from '../../lib/money.ts';
+import { sha256Hex } from '../../lib/hashing.ts';
+import type { IdempotencyRepository } from '../billing/idempotency.ts';
 import type { ChangeBus } from '../../storage/change-bus.ts';
 import type { BalanceBook } from '../billing/balance-book.ts';
 import type { LedgerEntry, LedgerRepository } from '../billing/ledger.ts';
 import type { AccountRef, AccountsRepository, Org, Role, User } from './accounts.ts';
+
+const ADJUST_SCOPE = 'balance.adjust';
 
 /** Users, organisations, memberships and balance movements made by operators (admin API and CLI). */
 export class AccountsService {
@@ -18,6 +22,7 @@ export class AccountsService {
     private readonly book: BalanceBook,
     private readonly clock: Clock,
     private readonly bus: ChangeBus,
+    private readonly idempotency: IdempotencyRepository,
   ) {
     bus.subscribe((topic, id) => {
       if (topic !== 'orgs') return;
@@ -76,11 +81,31 @@ export class AccountsService {
     return this.repository.getRole(orgId, userId);
   }
 
-  /** Credits (positive) or debits (negative) an account; written before it returns. Returns the new balance. */
-  async adjust(account: AccountRef, amount: Money, description = 'admin adjustment'): Promise<Money> {
+  /**
+   * Credits (positive) or debits (negative) an account; written before it returns. Returns the new balance. With an
+   * idempotency key (DESIGN §4), the same key and request give the first answer again and move money once, even when
+   * repeated concurrently or after a crash (the ledger entry's id is fixed by the first claim); the same key with another
+   * request is a 409.
+   */
+  async adjust(account: AccountRef, amount: Money, description = 'admin adjustment', idempotencyKey?: string): Promise<Money> {
+    if (amount > MAX_AMOUNT || amount < -MAX_AMOUNT) throw new GatewayError('invalid_request', `amount: ${AMOUNT_RULE}`, { param: 'amount' });
     if (!(await this.exists(account))) throw new GatewayError('not_found', `${account.type === 'user' ? 'User' : 'Organization'} '${account.id}' does not exist.`);
-    await this.book.recordNow({ account, amount, kind: amount >= 0n ? 'credit' : 'charge', requestId: null, model: null, description });
-    return (await this.balance(account))!;
+    let entryId: string | undefined;
+    if (idempotencyKey !== undefined) {
+      const requestHash = sha256Hex(JSON.stringify([account.type, account.id, amount.toString(), description]));
+      const claim = await this.idempotency.claim(ADJUST_SCOPE, idempotencyKey, requestHash, newId('ledger'), this.clock.now());
+      if (claim.requestHash !== requestHash) {
+        throw new GatewayError('conflict', 'Idempotency-Key was already used with a different request.', { param: 'Idempotency-Key' });
+      }
+      if (claim.response !== null) return BigInt(claim.response);
+      entryId = claim.entryId;
+    }
+    const current = (await this.balance(account)) ?? 0n;
+    if (current + amount > MAX_BALANCE) throw new GatewayError('invalid_request', 'amount: would take the balance beyond 9000000000', { param: 'amount' });
+    await this.book.recordNow({ ...(entryId ? { id: entryId } : {}), account, amount, kind: amount >= 0n ? 'credit' : 'charge', requestId: null, model: null, description });
+    const balance = (await this.balance(account))!;
+    if (idempotencyKey !== undefined) await this.idempotency.complete(ADJUST_SCOPE, idempotencyKey, balance.toString());
+    return balance;
   }
 
   /** The stored balance after every pending entry of this process is written. */

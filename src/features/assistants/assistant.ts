@@ -1,13 +1,13 @@
 import { z } from 'zod';
-import { parseMoney } from '../../lib/money.ts';
+import { parseAmount } from '../../lib/money.ts';
 
 const decimalText = z
   .union([z.string(), z.number()])
   .transform((value) => String(value))
   .refine((text) => {
-    const amount = parseMoney(text);
+    const amount = parseAmount(text);
     return amount !== undefined && amount >= 0n;
-  }, 'must be a non-negative decimal');
+  }, 'must be a non-negative decimal up to 1000000000');
 
 export const accessSchema = z.object({
   isPrivate: z.boolean(),

@@ -1,13 +1,17 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../../lib/clock.ts';
 import type { Metrics } from '../../lib/metrics.ts';
-import { newId } from '../../lib/ids.ts';
+import { newId, randomBase62 } from '../../lib/ids.ts';
 import type { Money } from '../../lib/money.ts';
 import type { AccountRef } from '../accounts/accounts.ts';
+import { nextReservation, RESERVATION_TTL_MS } from './reservation.ts';
 import { accountKey, type LedgerEntry, type LedgerRepository } from './ledger.ts';
 
-/** How long a balance read from the database serves the positive-balance check before it is read again. */
+/** How long a balance read from the database serves `balance()` before it is read again. */
 const REFRESH_AFTER_MS = 1_000;
+/** A failed ledger write is tried again after this, doubling up to the maximum, until it succeeds. */
+const RETRY_FIRST_MS = 250;
+const RETRY_MAX_MS = 10_000;
 
 interface AccountState {
   /** The balance in the database when last read or written by this process. */
@@ -16,16 +20,35 @@ interface AccountState {
   pending: Money;
   loadedAt: number;
   refreshing: boolean;
+  /** What this process holds reserved of the balance in the database (charges written so far already taken off). */
+  reserved: Money;
+  /** When the reservation lapses (other processes stop counting it then); 0 for none. */
+  reservedUntil: number;
+  reserving: Promise<boolean> | undefined;
 }
 
-/** A movement to record: a ledger entry before it has its id and time. */
-export type ChargeInput = Omit<LedgerEntry, 'id' | 'createdAt'>;
+/** A movement to record: a ledger entry before it has its time (and, unless the caller fixes it, its id). */
+export type ChargeInput = Omit<LedgerEntry, 'id' | 'createdAt'> & { id?: string };
+
+/** What readiness reports about the ledger. */
+export interface LedgerHealth {
+  ok: boolean;
+  /** Entries recorded and not yet written. */
+  queued: number;
+  /** Since when writes have been failing (Unix ms), if they are. */
+  failingSince: number | undefined;
+  lastError: string | undefined;
+}
 
 /**
- * Every balance change goes through here. Charges are applied to the in-memory balance at once and written to the ledger
- * in batches (one transaction per batch: ledger rows plus balance updates), so the database is off the request's critical path.
- * A clean stop flushes everything (`close`). The positive-balance check reads the memory copy, which is refreshed from the
- * database at most a second old, so several processes see each other's charges within that second.
+ * Every balance change goes through here. Charges are applied in memory at once and written to the ledger in batches (one
+ * transaction per batch: ledger rows plus balance updates), so the database is off the request's critical path. A batch that
+ * cannot be written stays queued and is tried again with back-off; a clean stop flushes everything (`close`).
+ *
+ * Spending is admitted against a reservation this process holds in the database (`balance_leases`): a slice of what the
+ * account has left after the other processes' reservations. Requests run on the slice from memory; only when it is used up
+ * does a request wait for a new one. So N processes on one balance overdraw it by at most the requests in flight, never by
+ * a cached balance's worth of later requests (DESIGN §14).
  */
 export class BalanceBook {
   private readonly accounts = new Map<string, AccountState>();
@@ -35,6 +58,11 @@ export class BalanceBook {
   private closed = false;
   /** Counts completed writes; a balance read is only applied when no write completed while it was under way. */
   private writes = 0;
+  private retryMs = RETRY_FIRST_MS;
+  private failingSince: number | undefined;
+  private lastError: string | undefined;
+  /** This process, as the holder of reservations. */
+  readonly node = `n_${randomBase62(12)}`;
 
   constructor(
     private readonly repository: LedgerRepository,
@@ -50,23 +78,57 @@ export class BalanceBook {
     return state ? state.stored + state.pending : undefined;
   }
 
-  /** True when the account may spend: its balance is above zero. */
+  /**
+   * True when the account may spend now. Served from this process's reservation while some of it is left; otherwise a new
+   * reservation is taken from what the account has left. While the database cannot be reached, the last known balance
+   * decides, so a database restart does not stop the gateway.
+   */
   async isPositive(account: AccountRef): Promise<boolean> {
-    const balance = await this.balance(account);
-    return balance !== undefined && balance > 0n;
+    const state = await this.state(account);
+    if (!state) return false;
+    if (this.allowance(state) > 0n) return true;
+    state.reserving ??= this.reserve(account, state).finally(() => {
+      state.reserving = undefined;
+    });
+    return state.reserving;
+  }
+
+  private allowance(state: AccountState): Money {
+    if (state.reservedUntil <= this.clock.now()) return 0n;
+    return state.reserved + (state.pending < 0n ? state.pending : 0n);
+  }
+
+  private async reserve(account: AccountRef, state: AccountState): Promise<boolean> {
+    const now = this.clock.now();
+    const expiresAt = now + RESERVATION_TTL_MS;
+    try {
+      const result = await this.repository.reserve(
+        account,
+        { node: this.node, expiresAt },
+        (balance, reservedByOthers) => nextReservation(balance, reservedByOthers, state.pending < 0n ? state.pending : 0n),
+        now,
+      );
+      if (!result) return false;
+      state.reserved = result.reserved;
+      state.reservedUntil = expiresAt;
+      return this.allowance(state) > 0n;
+    } catch (error) {
+      this.logger.warn({ err: error }, 'balance reservation failed; deciding from the last known balance');
+      return state.stored + state.pending > 0n;
+    }
   }
 
   /** Records a movement; applied in memory now, written within `flushMs`. Returns the entry. */
   record(input: ChargeInput): LedgerEntry {
     if (this.closed) throw new Error('balance book is closed');
-    const entry: LedgerEntry = { id: newId('ledger'), ...input, createdAt: this.clock.now() };
+    const entry: LedgerEntry = { ...input, id: input.id ?? newId('ledger'), createdAt: this.clock.now() };
     const key = accountKey(input.account);
     const state = this.accounts.get(key);
     if (state) state.pending += input.amount;
-    else this.accounts.set(key, { stored: 0n, pending: input.amount, loadedAt: 0, refreshing: false });
+    else this.accounts.set(key, { ...emptyState(), pending: input.amount });
     this.queue.push(entry);
     if (input.kind === 'charge' && input.requestId !== null) this.metrics?.charged.inc({ currency: this.metrics.currency }, Number(-input.amount) / 1e9);
-    this.timer ??= setTimeout(() => void this.flush(), this.flushMs);
+    this.schedule(this.flushMs);
     return entry;
   }
 
@@ -77,7 +139,7 @@ export class BalanceBook {
     return entry;
   }
 
-  /** Writes every queued entry; resolves when nothing recorded before the call is still unwritten. */
+  /** Writes every queued entry; resolves when nothing recorded before the call is still unwritten, rejects if the write failed. */
   async flush(): Promise<void> {
     if (this.timer) {
       clearTimeout(this.timer);
@@ -93,10 +155,24 @@ export class BalanceBook {
     await this.flushing;
   }
 
+  /** The timer's flush: a failure is logged and retried with back-off, never left unhandled (it would end the process). */
+  private schedule(delayMs: number): void {
+    if (this.timer || this.closed) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.flush().catch(() => this.schedule(this.retryMs));
+    }, delayMs);
+  }
+
   private async write(batch: LedgerEntry[]): Promise<void> {
     try {
-      const balances = await this.repository.append(batch);
+      const lease = { node: this.node, expiresAt: this.clock.now() + RESERVATION_TTL_MS };
+      const { balances, reserved } = await this.repository.append(batch, undefined, lease);
       this.writes += 1;
+      this.retryMs = RETRY_FIRST_MS;
+      if (this.failingSince !== undefined) this.logger.info({ failedForMs: this.clock.now() - this.failingSince }, 'ledger writes succeed again');
+      this.failingSince = undefined;
+      this.lastError = undefined;
       const now = this.clock.now();
       for (const entry of batch) {
         const state = this.accounts.get(accountKey(entry.account));
@@ -104,18 +180,30 @@ export class BalanceBook {
       }
       for (const [key, stored] of balances) {
         const state = this.accounts.get(key);
-        if (state) {
-          state.stored = stored;
-          state.loadedAt = now;
+        if (!state) continue;
+        state.stored = stored;
+        state.loadedAt = now;
+        const left = reserved.get(key);
+        if (left !== undefined) {
+          state.reserved = left;
+          state.reservedUntil = lease.expiresAt;
         }
       }
     } catch (error) {
-      // Keep the entries and try again: money is never dropped because the database blinked.
-      this.logger.error({ err: error, entries: batch.length }, 'ledger write failed; will retry');
+      // Keep the entries and try again: money is never dropped because the database blinked. Entries keep their ids, so a
+      // batch whose commit went through unacknowledged is not counted twice when written again.
+      this.failingSince ??= this.clock.now();
+      this.lastError = error instanceof Error ? error.message : String(error);
+      this.retryMs = Math.min(this.retryMs * 2, RETRY_MAX_MS);
+      this.logger.error({ err: error, entries: batch.length, queued: this.queue.length + batch.length }, 'ledger write failed; will retry');
       this.queue = batch.concat(this.queue);
-      if (!this.closed) this.timer ??= setTimeout(() => void this.flush(), Math.max(this.flushMs, 500));
       throw error;
     }
+  }
+
+  /** For readiness: whether ledger writes are succeeding and how much waits to be written. */
+  health(): LedgerHealth {
+    return { ok: this.failingSince === undefined, queued: this.queue.length, failingSince: this.failingSince, lastError: this.lastError };
   }
 
   /** Forget the memory copy of an account (its balance changed elsewhere). */
@@ -132,7 +220,7 @@ export class BalanceBook {
       if (now - state.loadedAt > REFRESH_AFTER_MS && !state.refreshing) void this.refresh(account, state);
       return state;
     }
-    while (this.flushing) await this.flushing;
+    while (this.flushing) await this.flushing.catch(() => undefined);
     const generation = this.writes;
     const stored = await this.repository.balance(account);
     if (stored === undefined) return undefined;
@@ -146,7 +234,7 @@ export class BalanceBook {
       }
       return current;
     }
-    const created: AccountState = { stored, pending: 0n, loadedAt: now, refreshing: false };
+    const created: AccountState = { ...emptyState(), stored, loadedAt: now };
     this.accounts.set(key, created);
     return created;
   }
@@ -155,7 +243,7 @@ export class BalanceBook {
     state.refreshing = true;
     try {
       // Read while nothing of ours is in flight, else the stored value could already include entries still counted as pending.
-      while (this.flushing) await this.flushing;
+      while (this.flushing) await this.flushing.catch(() => undefined);
       const generation = this.writes;
       const stored = await this.repository.balance(account);
       if (stored !== undefined && generation === this.writes && !this.flushing) {
@@ -169,17 +257,30 @@ export class BalanceBook {
     }
   }
 
-  /** Flushes and stops accepting entries; retries a failing write a few times before giving up loudly. */
-  async close(): Promise<void> {
+  /**
+   * Flushes, gives back this process's reservations and stops accepting entries. A write that keeps failing is tried for
+   * `patienceMs`; what still cannot be written then is logged entry by entry (the process is going away).
+   */
+  async close(patienceMs = 20_000): Promise<void> {
     this.closed = true;
-    for (let attempt = 0; attempt < 5; attempt += 1) {
+    if (this.timer) clearTimeout(this.timer);
+    const deadline = Date.now() + patienceMs;
+    let delay = 100;
+    for (;;) {
       try {
         await this.flush();
-        return;
+        break;
       } catch {
-        await new Promise((resolve) => setTimeout(resolve, 200 * (attempt + 1)));
+        if (Date.now() + delay > deadline) {
+          this.logger.fatal({ entries: this.queue.map((entry) => ({ ...entry, amount: entry.amount.toString() })) }, 'ledger entries could not be written at shutdown');
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, delay));
+        delay = Math.min(delay * 2, 2_000);
       }
     }
-    this.logger.fatal({ entries: this.queue.length }, 'ledger entries could not be written at shutdown');
+    await this.repository.release(this.node).catch((error: unknown) => this.logger.warn({ err: error }, 'balance reservations not released; they lapse on their own'));
   }
 }
+
+const emptyState = (): AccountState => ({ stored: 0n, pending: 0n, loadedAt: 0, refreshing: false, reserved: 0n, reservedUntil: 0, reserving: undefined });

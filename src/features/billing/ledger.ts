@@ -15,13 +15,33 @@ export interface LedgerEntry {
   createdAt: number;
 }
 
+/** The process whose balance reservation a write consumes, and until when that reservation then holds. */
+export interface LeaseUse {
+  node: string;
+  expiresAt: number;
+}
+
+export interface AppendResult {
+  /** The balance of every account the write moved, keyed by `type:id`. */
+  balances: Map<string, Money>;
+  /** What is left of the node's reservation on each account its charges consumed (with `lease`). */
+  reserved: Map<string, Money>;
+}
+
 export interface LedgerRepository {
   /**
-   * Writes the entries and moves each account's balance by the sum of its entries, in one transaction.
-   * Returns the balance of every touched account after the write, keyed by `type:id`. With `transaction`, the writes join
-   * it (a task's charge commits with the task).
+   * Writes the entries and moves each account's balance by the sum of its entries, in one transaction. An entry whose id is
+   * already written is skipped, so writing a batch twice counts it once. With `transaction`, the writes join it (a task's
+   * charge commits with the task); with `lease`, the charges also come off that node's reservation.
    */
-  append(entries: readonly LedgerEntry[], transaction?: unknown): Promise<Map<string, Money>>;
+  append(entries: readonly LedgerEntry[], transaction?: unknown, lease?: LeaseUse): Promise<AppendResult>;
+  /**
+   * Sets this node's reservation on the account to what `decide` returns, given the balance and what other nodes hold
+   * reserved (unexpired), with the account locked meanwhile. Undefined for an unknown account.
+   */
+  reserve(account: AccountRef, lease: LeaseUse, decide: (balance: Money, reservedByOthers: Money) => Money, now: number): Promise<{ balance: Money; reserved: Money } | undefined>;
+  /** Gives back every reservation of the node (clean stop). */
+  release(node: string): Promise<void>;
   balance(account: AccountRef): Promise<Money | undefined>;
   /** Newest first. */
   entries(account: AccountRef, limit: number): Promise<LedgerEntry[]>;

@@ -18,7 +18,14 @@ export class CatalogService {
     private readonly clock: Clock,
   ) {
     bus.subscribe((topic) => {
-      if (topic === 'catalog') void this.reload();
+      if (topic === 'catalog') this.reloadInBackground();
+    });
+  }
+
+  /** A reload another process asked for; a database that cannot answer now is asked again until it does. */
+  private reloadInBackground(delayMs = 500): void {
+    this.reload().catch(() => {
+      setTimeout(() => this.reloadInBackground(Math.min(delayMs * 2, 10_000)), delayMs).unref();
     });
   }
 

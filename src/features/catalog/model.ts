@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseMoney } from '../../lib/money.ts';
+import { parseAmount } from '../../lib/money.ts';
 
 export const MODEL_KINDS = ['chat', 'embedding', 'moderation', 'image', 'media', 'transcription'] as const;
 export type ModelKind = (typeof MODEL_KINDS)[number];
@@ -7,9 +7,9 @@ export type ModelKind = (typeof MODEL_KINDS)[number];
 const price = z
   .string()
   .refine((text) => {
-    const value = parseMoney(text);
+    const value = parseAmount(text);
     return value !== undefined && value >= 0n;
-  }, 'must be a non-negative decimal text with at most 9 fraction digits');
+  }, 'must be a non-negative decimal text up to 1000000000 with at most 9 fraction digits');
 
 const isoDateTime = z.string().refine((text) => !Number.isNaN(Date.parse(text)), 'must be an ISO 8601 date-time');
 

@@ -6,6 +6,8 @@ import * as chatbot from './0005-chatbot.ts';
 import * as keyRateLimit from './0006-key-rate-limit.ts';
 import * as jobQueues from './0007-job-queues.ts';
 import * as changes from './0008-changes.ts';
+import * as balanceLeases from './0009-balance-leases.ts';
+import * as idempotencyKeys from './0010-idempotency-keys.ts';
 
 /** Migrations in order; a new one is a new file added here. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -16,6 +18,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '0006-key-rate-limit': keyRateLimit,
   '0007-job-queues': jobQueues,
   '0008-changes': changes,
+  '0009-balance-leases': balanceLeases,
+  '0010-idempotency-keys': idempotencyKeys,
 };
 
 export const migrationProvider: MigrationProvider = {

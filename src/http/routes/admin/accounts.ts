@@ -13,7 +13,8 @@ const userBody = z.object({ name: z.string().min(1).max(200), balance: moneyInpu
 const orgBody = z.object({ name: z.string().min(1).max(200), ownerId: z.string().min(1), balance: moneyInput.optional(), promptCaching: z.boolean().optional() });
 const orgPatch = z.object({ name: z.string().min(1).max(200).optional(), promptCaching: z.boolean().optional() });
 const memberBody = z.object({ userId: z.string().min(1), role: z.enum(['owner', 'admin', 'member']) });
-const balanceBody = z.object({ userId: z.string().min(1).optional(), orgId: z.string().min(1).optional(), amount: moneyInput, description: z.string().max(500).optional() });
+const balanceBody = z.object({ userId: z.string().min(1).optional(), orgId: z.string().min(1).optional(), amount: moneyInput, note: z.string().max(500).optional(), description: z.string().max(500).optional() });
+const idempotencyHeader = z.string().min(1).max(200).optional();
 
 /** Users, organisations, members, balances and the ledger (DESIGN §4). */
 export function registerAccountRoutes(app: FastifyInstance, services: Services): void {
@@ -52,7 +53,9 @@ export function registerAccountRoutes(app: FastifyInstance, services: Services):
   app.post('/admin/v1/balance', async (request) => {
     const body = parseOrThrow(balanceBody, request.body);
     const account = accountOf(parseOrThrow(accountQuery, { userId: body.userId, orgId: body.orgId }));
-    const balance = await accounts.adjust(account, body.amount, body.description ?? (body.amount >= 0n ? 'admin credit' : 'admin debit'));
+    const note = body.note ?? body.description ?? (body.amount >= 0n ? 'admin credit' : 'admin debit');
+    const idempotencyKey = parseOrThrow(idempotencyHeader, request.headers['idempotency-key']);
+    const balance = await accounts.adjust(account, body.amount, note, idempotencyKey);
     return { balance: formatMoney(balance) };
   });
 

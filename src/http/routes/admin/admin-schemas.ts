@@ -1,13 +1,13 @@
 import { z } from 'zod';
-import { parseMoney } from '../../../lib/money.ts';
+import { AMOUNT_RULE, parseAmount } from '../../../lib/money.ts';
 
 /** Decimal text (or a JSON number, read as its decimal text) → Money. */
 export const moneyInput = z
   .union([z.string(), z.number()])
   .transform((value, context) => {
-    const amount = parseMoney(String(value));
+    const amount = parseAmount(String(value));
     if (amount === undefined) {
-      context.addIssue({ code: 'custom', message: 'must be a decimal number with at most 9 fraction digits' });
+      context.addIssue({ code: 'custom', message: AMOUNT_RULE });
       return z.NEVER;
     }
     return amount;
