@@ -88,6 +88,9 @@ async function openPostgres(url: string, options: StorageOptions): Promise<Stora
   // An idle client whose backend goes away (pg_terminate_backend, a server restart) emits `error` on the pool; without a
   // listener that is an uncaught exception. The pool drops the client and opens a new one for the next query.
   pool.on('error', (error) => options.onConnectionError?.(error));
+  // A client checked out between two queries (inside a transaction) is not covered by the pool's listener: its own
+  // `error` event would end the process. The query under way fails and its caller retries.
+  pool.on('connect', (client) => client.on('error', (error) => options.onConnectionError?.(error)));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), ...logOption(options) });
   await sql`select 1`.execute(db);
   return { db, engine: 'postgres', ping: () => ping(db), close: () => db.destroy() };
