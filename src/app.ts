@@ -52,6 +52,8 @@ import { registerModelsRoute } from './http/routes/models.ts';
 import { registerModerationsRoute } from './http/routes/moderations.ts';
 import type { Clock } from './lib/clock.ts';
 import { newId } from './lib/ids.ts';
+import { jsonDepthExceeds } from './lib/json-depth.ts';
+import { GatewayError } from './core/errors.ts';
 import { Metrics } from './lib/metrics.ts';
 import { HttpClient } from './providers/http-client.ts';
 import { ProviderRegistry } from './providers/registry.ts';
@@ -184,6 +186,9 @@ export function createServices(dependencies: AppDependencies): Services {
   };
 }
 
+/** Deeper JSON bodies are refused with a 400 (real requests, tool schemas included, stay far below). */
+const MAX_JSON_DEPTH = 256;
+
 /** Wires the gateway; never listens (main.ts does, tests use a random port or inject()). */
 export async function buildApp(dependencies: AppDependencies): Promise<App> {
   const services = createServices(dependencies);
@@ -203,6 +208,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<App> {
   const parseJson = server.getDefaultJsonParser('error', 'error');
   server.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if (body === '' || body === undefined) done(null, undefined);
+    else if (jsonDepthExceeds(body as string, MAX_JSON_DEPTH)) done(new GatewayError('invalid_request', `body: nests deeper than ${MAX_JSON_DEPTH} levels`, { param: 'body' }), undefined);
     else parseJson(request, body as string, done);
   });
   await server.register(multipart, { limits: { fileSize: dependencies.config.bodyLimitBytes, files: 2, fields: 50 } });
