@@ -37,7 +37,7 @@ import { registerImagegenRoutes } from './http/routes/imagegen.ts';
 import { registerMediaRoutes } from './http/routes/media.ts';
 import { registerTranscriptionRoutes } from './http/routes/transcriptions.ts';
 import { JobRunner } from './jobs/job-runner.ts';
-import { SecretBox } from './lib/secret-box.ts';
+import type { SecretBox } from './lib/secret-box.ts';
 import { SqlJobsRepository } from './storage/jobs-repository.ts';
 import { SqlTasksRepository } from './storage/tasks-repository.ts';
 import { registerAuth } from './http/plugins/auth.ts';
@@ -70,7 +70,12 @@ export interface AppDependencies {
   clock: Clock;
   bus: ChangeBus;
   logger: Logger;
-  adminToken: string;
+  /** SHA-256 hex of the admin token (the token itself is not kept, DESIGN §14). */
+  adminTokenHash: string;
+  /** The admin token when this start generated it (first start prints it and writes DATA_DIR/admin-token); else absent. */
+  firstAdminToken?: string;
+  /** Seals secrets at rest under the master key (provider API keys, bot tokens, webhook signing keys). */
+  secrets: SecretBox;
   /** Secret of the keyed hashes the gateway derives (metadata.user_id on the messages endpoint). */
   hashSecret: string;
   /** Shared rate limiting (Redis when several processes serve); in memory when absent. */
@@ -125,14 +130,14 @@ export function createServices(dependencies: AppDependencies): Services {
   const metrics = new Metrics(config.currency);
   const ledger = new SqlLedgerRepository(storage.db);
   const book = new BalanceBook(ledger, clock, config.ledgerFlushMs, logger.child({ component: 'ledger' }), metrics);
-  const catalog = new CatalogService(new SqlCatalogRepository(storage.db), bus, clock);
+  const catalog = new CatalogService(new SqlCatalogRepository(storage.db, dependencies.secrets), bus, clock);
   const http = new HttpClient(config.upstreamTimeoutMs);
   const providers = new ProviderRegistry(dependencies.defaultProviders, catalog, http);
   const callDependencies: ModelCallDependencies = { metrics, catalog, providers, book, clock };
   const accounts = new AccountsService(new SqlAccountsRepository(storage.db), ledger, book, clock, bus);
   const jobs = new SqlJobsRepository(storage.db, storage.engine);
   const tasksRepository = new SqlTasksRepository(storage.db, ledger, jobs);
-  const secrets = new SecretBox(dependencies.hashSecret, 'webhook-signing-key');
+  const { secrets } = dependencies;
   const publicUrl = { base: config.publicUrl ?? `http://${config.host}:${config.port}` };
   const fileUrl: FileUrl = (id) => `${publicUrl.base.replace(/\/+$/, '')}/v1/files/${id}`;
   const runner = new JobRunner(jobs, clock, logger.child({ component: 'jobs' }), { pollMs: 250, leaseMs: 120_000, concurrency: 8 });
@@ -213,7 +218,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<App> {
   });
   await server.register(multipart, { limits: { fileSize: dependencies.config.bodyLimitBytes, files: 2, fields: 50 } });
   registerErrorHandling(server);
-  registerAuth(server, services.keys, dependencies.adminToken, services.limiter);
+  registerAuth(server, services.keys, dependencies.adminTokenHash, services.limiter, dependencies.clock);
   registerHealthRoutes(server, services);
   registerModelsRoute(server, services);
   registerChatCompletionsRoute(server, services);

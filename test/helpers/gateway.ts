@@ -6,6 +6,8 @@ import { RedisRateLimiter } from '../../src/storage/rate-limiter.ts';
 import { buildApp, type App } from '../../src/app.ts';
 import { testConfig, type Config } from '../../src/config/config.ts';
 import { ManualClock } from '../../src/lib/clock.ts';
+import { sha256Hex } from '../../src/lib/hashing.ts';
+import { SecretBox } from '../../src/lib/secret-box.ts';
 import { createLogger, DEFAULT_CATALOG, readCatalogFile } from '../../src/runtime.ts';
 import { DatabaseChangeBus, LocalChangeBus, RedisChangeBus, type ChangeBus } from '../../src/storage/change-bus.ts';
 import { dropPostgresSchema, openStorage, type Storage } from '../../src/storage/database.ts';
@@ -30,6 +32,8 @@ export interface TestGatewayOptions {
   redisRateLimits?: boolean;
   /** Run background jobs (tasks, webhooks) on their own; otherwise tests call `app.services.runner.runDue()`. */
   runJobs?: boolean;
+  /** Seals secrets at rest; default: a box under a fresh random master key. */
+  secrets?: SecretBox;
   /** Keep every log line (debug level) in `logLines`. */
   captureLogs?: boolean;
 }
@@ -91,7 +95,8 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     clock,
     bus,
     logger,
-    adminToken,
+    adminTokenHash: sha256Hex(adminToken),
+    secrets: options.secrets ?? new SecretBox(randomBytes(32)),
     hashSecret: 'test-hash-secret',
     defaultProviders: [
       { id: 'openai', type: 'openai', baseUrl: `${simulator.url}/v1`, apiKey: 'sim-openai' },
