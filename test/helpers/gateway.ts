@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
@@ -32,7 +32,7 @@ export interface TestGatewayOptions {
   redisRateLimits?: boolean;
   /** Run background jobs (tasks, webhooks) on their own; otherwise tests call `app.services.runner.runDue()`. */
   runJobs?: boolean;
-  /** Seals secrets at rest; default: a box under a fresh random master key. */
+  /** Seals secrets at rest; default: a box under TEST_MASTER_KEY. */
   secrets?: SecretBox;
   /** Keep every log line (debug level) in `logLines`. */
   captureLogs?: boolean;
@@ -59,6 +59,9 @@ export interface TestGateway {
   balance(account: { userId?: string; orgId?: string }): Promise<string>;
   close(): Promise<void>;
 }
+
+/** The master key of test gateways: gateways sharing a database share it, as a deployment's nodes do. */
+export const TEST_MASTER_KEY = createHash('sha256').update('tollgate test master key').digest();
 
 export const uniqueSchema = (): string => `tg_test_${randomBytes(6).toString('hex')}`;
 
@@ -96,7 +99,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     bus,
     logger,
     adminTokenHash: sha256Hex(adminToken),
-    secrets: options.secrets ?? new SecretBox(randomBytes(32)),
+    secrets: options.secrets ?? new SecretBox(TEST_MASTER_KEY),
     hashSecret: 'test-hash-secret',
     defaultProviders: [
       { id: 'openai', type: 'openai', baseUrl: `${simulator.url}/v1`, apiKey: 'sim-openai' },
