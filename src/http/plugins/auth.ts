@@ -42,6 +42,7 @@ function checkAdminToken(request: FastifyRequest, reply: FastifyReply, text: str
 export function registerAuth(app: FastifyInstance, keys: KeysService, adminTokenHash: string, limiter: RateLimiter, clock: Clock): void {
   const guesses = new FailureLimiter(clock, ADMIN_GUESSES_PER_MINUTE, 60_000);
   app.decorateRequest('apiKey', undefined);
+  app.decorateRequest('trackStream', undefined);
   app.addHook('preHandler', async (request, reply) => {
     const mode = request.routeOptions.config?.auth ?? 'key';
     if (mode === 'none' || !request.routeOptions.url) return;
@@ -50,6 +51,8 @@ export function registerAuth(app: FastifyInstance, keys: KeysService, adminToken
     const key = text ? await keys.authenticate(text) : undefined;
     if (!key) throw unauthorized();
     request.apiKey = key;
+    const keyTextOfRequest = text!;
+    request.trackStream = (controller) => keys.trackStream(keyTextOfRequest, controller);
     // Every authenticated call counts, count_tokens and free endpoints included.
     if (key.rateLimit !== null) {
       const decision = await limiter.take(key.id, key.rateLimit);
