@@ -38,7 +38,7 @@ import { registerImagegenRoutes } from './http/routes/imagegen.ts';
 import { registerMediaRoutes } from './http/routes/media.ts';
 import { registerTranscriptionRoutes } from './http/routes/transcriptions.ts';
 import { JobRunner } from './jobs/job-runner.ts';
-import { SecretBox } from './lib/secret-box.ts';
+import type { SecretBox } from './lib/secret-box.ts';
 import { SqlJobsRepository } from './storage/jobs-repository.ts';
 import { SqlTasksRepository } from './storage/tasks-repository.ts';
 import { registerAuth } from './http/plugins/auth.ts';
@@ -53,6 +53,8 @@ import { registerModelsRoute } from './http/routes/models.ts';
 import { registerModerationsRoute } from './http/routes/moderations.ts';
 import type { Clock } from './lib/clock.ts';
 import { newId } from './lib/ids.ts';
+import { jsonDepthExceeds } from './lib/json-depth.ts';
+import { GatewayError } from './core/errors.ts';
 import { Metrics } from './lib/metrics.ts';
 import { HttpClient } from './providers/http-client.ts';
 import { ProviderRegistry } from './providers/registry.ts';
@@ -70,7 +72,12 @@ export interface AppDependencies {
   clock: Clock;
   bus: ChangeBus;
   logger: Logger;
-  adminToken: string;
+  /** SHA-256 hex of the admin token (the token itself is not kept, DESIGN §14). */
+  adminTokenHash: string;
+  /** The admin token when this start generated it (first start prints it and writes DATA_DIR/admin-token); else absent. */
+  firstAdminToken?: string;
+  /** Seals secrets at rest under the master key (provider API keys, bot tokens, webhook signing keys). */
+  secrets: SecretBox;
   /** Secret of the keyed hashes the gateway derives (metadata.user_id on the messages endpoint). */
   hashSecret: string;
   /** Shared rate limiting (Redis when several processes serve); in memory when absent. */
@@ -126,14 +133,14 @@ export function createServices(dependencies: AppDependencies): Services {
   const metrics = new Metrics(config.currency);
   const ledger = new SqlLedgerRepository(storage.db);
   const book = new BalanceBook(ledger, clock, config.ledgerFlushMs, logger.child({ component: 'ledger' }), metrics);
-  const catalog = new CatalogService(new SqlCatalogRepository(storage.db), bus, clock);
+  const catalog = new CatalogService(new SqlCatalogRepository(storage.db, dependencies.secrets), bus, clock);
   const http = new HttpClient(config.upstreamTimeoutMs);
   const providers = new ProviderRegistry(dependencies.defaultProviders, catalog, http);
   const callDependencies: ModelCallDependencies = { metrics, catalog, providers, book, clock };
   const accounts = new AccountsService(new SqlAccountsRepository(storage.db), ledger, book, clock, bus, new SqlIdempotencyRepository(storage.db));
   const jobs = new SqlJobsRepository(storage.db, storage.engine);
   const tasksRepository = new SqlTasksRepository(storage.db, ledger, jobs);
-  const secrets = new SecretBox(dependencies.hashSecret, 'webhook-signing-key');
+  const { secrets } = dependencies;
   const publicUrl = { base: config.publicUrl ?? `http://${config.host}:${config.port}` };
   const fileUrl: FileUrl = (id) => `${publicUrl.base.replace(/\/+$/, '')}/v1/files/${id}`;
   const runner = new JobRunner(jobs, clock, logger.child({ component: 'jobs' }), { pollMs: 250, leaseMs: 120_000, concurrency: 8 });
@@ -188,6 +195,9 @@ export function createServices(dependencies: AppDependencies): Services {
   };
 }
 
+/** Deeper JSON bodies are refused with a 400 (real requests, tool schemas included, stay far below). */
+const MAX_JSON_DEPTH = 256;
+
 /** Wires the gateway; never listens (main.ts does, tests use a random port or inject()). */
 export async function buildApp(dependencies: AppDependencies): Promise<App> {
   const services = createServices(dependencies);
@@ -207,11 +217,12 @@ export async function buildApp(dependencies: AppDependencies): Promise<App> {
   const parseJson = server.getDefaultJsonParser('error', 'error');
   server.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if (body === '' || body === undefined) done(null, undefined);
+    else if (jsonDepthExceeds(body as string, MAX_JSON_DEPTH)) done(new GatewayError('invalid_request', `body: nests deeper than ${MAX_JSON_DEPTH} levels`, { param: 'body' }), undefined);
     else parseJson(request, body as string, done);
   });
   await server.register(multipart, { limits: { fileSize: dependencies.config.bodyLimitBytes, files: 2, fields: 50 } });
   registerErrorHandling(server);
-  registerAuth(server, services.keys, dependencies.adminToken, services.limiter);
+  registerAuth(server, services.keys, dependencies.adminTokenHash, services.limiter, dependencies.clock);
   registerHealthRoutes(server, services);
   registerModelsRoute(server, services);
   registerChatCompletionsRoute(server, services);

@@ -2,9 +2,13 @@ import { Command, InvalidArgumentError } from 'commander';
 import { createServices, type Services } from './app.ts';
 import { loadConfig } from './config/config.ts';
 import { AMOUNT_RULE, formatMoney, parseAmount, type Money } from './lib/money.ts';
+import { rotateMasterKey } from './features/secrets/rotate-master-key.ts';
+import { formatMasterKey, loadMasterKeys } from './lib/master-key.ts';
 import { serve } from './main.ts';
 import { DEFAULT_CATALOG, openRuntime, readCatalogFile } from './runtime.ts';
 import { openStorage } from './storage/database.ts';
+import { SqlSealedValuesRepository } from './storage/sealed-values-repository.ts';
+import { SqlSettingsRepository } from './storage/settings-repository.ts';
 
 const money = (text: string): Money => {
   const amount = parseAmount(text);
@@ -131,6 +135,31 @@ program
       print({ imported: await services.catalog.importModels(readCatalogFile(file ?? DEFAULT_CATALOG)) });
     }),
   );
+
+program
+  .command('secrets')
+  .description('secrets at rest')
+  .command('rotate')
+  .description('make a new master key current, keep the old one as previous, and reseal every stored secret under the new key')
+  .option('--key <key>', 'the new key (32 bytes as base64 or 64 hex characters); default: a random one')
+  .action(async (options: { key?: string }) => {
+    const config = loadConfig();
+    const storage = await openStorage(config.databaseUrl);
+    try {
+      const keys = loadMasterKeys({ dataDir: config.dataDir, secretKey: config.secretKey, previousKey: config.secretKeyPrevious });
+      const legacySecret = config.hashSecret ?? (await new SqlSettingsRepository(storage.db).get('hash_secret'));
+      const result = await rotateMasterKey({ repository: new SqlSealedValuesRepository(storage.db), dataDir: config.dataDir, keys, nextKeyText: options.key, legacySecret });
+      print({ previousKeyId: result.previousKeyId, keyId: result.keyId, resealed: result.resealed, keySource: keys.source });
+      if (keys.source === 'environment') {
+        const next = options.key ? '<the key given with --key>' : formatMasterKey(result.next);
+        console.log(`the master key comes from the environment: set TOLLGATE_SECRET_KEY=${next} and TOLLGATE_SECRET_KEY_PREVIOUS to the old key, then restart the gateways`);
+      } else {
+        console.log(`new key in ${config.dataDir}/secret.key, the old one in secret.key.previous: restart the gateways`);
+      }
+    } finally {
+      await storage.close();
+    }
+  });
 
 program
   .command('simulate')

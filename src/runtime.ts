@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino, type Logger } from 'pino';
@@ -7,11 +7,15 @@ import type { Config } from './config/config.ts';
 import type { ProviderRecord } from './features/catalog/catalog.ts';
 import type { ModelInput } from './features/catalog/model.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
+import { settleAdminToken } from './features/secrets/admin-token.ts';
+import { openMasterSecrets } from './features/secrets/master-secrets.ts';
 import { randomBase62 } from './lib/ids.ts';
+import { secureDataDirectory, writePrivateFile } from './lib/master-key.ts';
 import { parseMoney } from './lib/money.ts';
 import { DatabaseChangeBus, LocalChangeBus, RedisChangeBus, type ChangeBus } from './storage/change-bus.ts';
-import { openStorage } from './storage/database.ts';
+import { openStorage, type Storage } from './storage/database.ts';
 import { RedisRateLimiter } from './storage/rate-limiter.ts';
+import { SqlSealedValuesRepository } from './storage/sealed-values-repository.ts';
 import { SqlSettingsRepository } from './storage/settings-repository.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -32,10 +36,31 @@ export function createLogger(config: Readonly<Config>): Logger {
   });
 }
 
-/** Opens storage and the change bus, settles the admin token, and picks the default providers (or starts the simulator). */
+/** Opens the master key and reseals stored secrets under it, then settles the admin token's hash (DESIGN §14). */
+async function openSecrets(config: Readonly<Config>, storage: Storage, logger: Logger) {
+  const settings = new SqlSettingsRepository(storage.db);
+  const hashSecret = config.hashSecret ?? (await settings.getOrSet('hash_secret', randomBase62(48)));
+  secureDataDirectory(config.dataDir);
+  const secrets = await openMasterSecrets(
+    new SqlSealedValuesRepository(storage.db),
+    { dataDir: config.dataDir, secretKey: config.secretKey, secretKeyPrevious: config.secretKeyPrevious, legacySecret: hashSecret },
+    logger,
+  );
+  const adminToken = await settleAdminToken(settings, config.adminToken);
+  return { hashSecret, secrets, adminTokenHash: adminToken.hash, ...(adminToken.generated ? { firstAdminToken: adminToken.generated } : {}) };
+}
+
+/** Opens storage, secrets and the change bus, and picks the default providers (or starts the simulator). */
 export async function openRuntime(config: Readonly<Config>, options: { clock?: Clock; logger?: Logger; useSimulator?: boolean } = {}): Promise<Runtime> {
   const logger = options.logger ?? createLogger(config);
   const storage = await openStorage(config.databaseUrl, { onConnectionError: (error) => logger.warn({ err: error }, 'database connection lost; reconnecting') });
+  let secrets: Awaited<ReturnType<typeof openSecrets>>;
+  try {
+    secrets = await openSecrets(config, storage, logger);
+  } catch (error) {
+    await storage.close();
+    throw error;
+  }
   const bus: ChangeBus = config.redisUrl
     ? await RedisChangeBus.connect(config.redisUrl, config.redisPrefix)
     : storage.engine === 'postgres'
@@ -45,9 +70,6 @@ export async function openRuntime(config: Readonly<Config>, options: { clock?: C
   const limiter = config.redisUrl
     ? new RedisRateLimiter(new (await import('ioredis')).Redis(config.redisUrl, { maxRetriesPerRequest: 2 }), config.redisPrefix, clock)
     : undefined;
-  const settings = new SqlSettingsRepository(storage.db);
-  const adminToken = config.adminToken ?? (await settings.getOrSet('admin_token', `tga-${randomBase62(40)}`));
-  const hashSecret = config.hashSecret ?? (await settings.getOrSet('hash_secret', randomBase62(48)));
 
   let simulatorUrl: string | undefined;
   let closeSimulator: (() => Promise<void>) | undefined;
@@ -65,7 +87,7 @@ export async function openRuntime(config: Readonly<Config>, options: { clock?: C
   ];
 
   return {
-    dependencies: { config, storage, clock, bus, logger, adminToken, hashSecret, defaultProviders, ...(limiter ? { limiter } : {}) },
+    dependencies: { config, storage, clock, bus, logger, ...secrets, defaultProviders, ...(limiter ? { limiter } : {}) },
     simulatorUrl,
     async close() {
       await bus.close();
@@ -81,9 +103,8 @@ export function readCatalogFile(path: string): ModelInput[] {
 }
 
 function writeSecretFile(path: string, text: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, `${text}\n`, { mode: 0o600 });
-  chmodSync(path, 0o600);
+  secureDataDirectory(dirname(path));
+  writePrivateFile(path, `${text}\n`);
 }
 
 /**
@@ -96,13 +117,15 @@ export async function firstStart(services: Services, dependencies: AppDependenci
     const count = await services.catalog.importModels(readCatalogFile(config.catalogPath ?? DEFAULT_CATALOG));
     dependencies.logger.info({ models: count }, 'model catalog loaded');
   }
-  if (!config.adminToken) {
-    writeSecretFile(join(config.dataDir, 'admin-token'), dependencies.adminToken);
+  // Only a token generated by this start is known in clear; afterwards the database keeps its hash alone.
+  const adminToken = dependencies.firstAdminToken;
+  if (adminToken) {
+    writeSecretFile(join(config.dataDir, 'admin-token'), adminToken);
+    log(`admin token: ${adminToken} (also in ${join(config.dataDir, 'admin-token')})`);
   }
   if ((await services.accounts.countUsers()) > 0) return;
   const user = await services.accounts.createUser('demo', parseMoney('10.00')!);
   const { text } = await services.keys.create({ userId: user.id, orgId: null, name: 'demo', allowedModels: null });
   writeSecretFile(join(config.dataDir, 'demo-key'), text);
   log(`demo API key: ${text}`);
-  if (!config.adminToken) log(`admin token: ${dependencies.adminToken} (also in ${join(config.dataDir, 'admin-token')})`);
 }

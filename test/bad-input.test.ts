@@ -33,6 +33,7 @@ const BODIES: Array<[string, string]> = [
   ['a JSON string', '"hello"'],
   ['an empty object', '{}'],
   ['wrong types everywhere', JSON.stringify({ model: 42, messages: 'x', input: { a: 1 }, prompt: [], chatId: 7, id: false, title: null, max_tokens: 'many', stream: 'yes' })],
+  ['JSON nested 10,000 deep', `{"model":"claude-sonnet-4-5","max_tokens":5,"messages":${'['.repeat(10_000)}${']'.repeat(10_000)}}`],
   ['deeply nested junk', JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: [{ type: 'text' }, null, 5] }] })],
 ];
 
@@ -87,6 +88,47 @@ describe('malformed requests', () => {
       });
       assert.ok([400, 404].includes(response.status), `${path}: ${response.status} ${await response.text()}`);
     }
+  });
+
+  test('JSON nested 10,000 deep is a 400 in the endpoint\'s own shape', async () => {
+    const deep = `${'['.repeat(10_000)}${']'.repeat(10_000)}`;
+    const cases: Array<[string, string, 'A' | 'B']> = [
+      ['/v1/messages', `{"model":"claude-sonnet-4-5","max_tokens":5,"messages":${deep}}`, 'B'],
+      ['/v1/messages/count_tokens', `{"model":"claude-sonnet-4-5","messages":${deep}}`, 'B'],
+      ['/v1/messages', `{"model":"claude-sonnet-4-5","max_tokens":5,"messages":[{"role":"user","content":"x"}],"tools":[{"name":"t","input_schema":${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}}]}`, 'B'],
+      ['/v1/chat/completions', `{"model":"gpt-4o-mini","messages":${deep}}`, 'A'],
+      ['/v1/embeddings', `{"model":"text-embedding-3-small","input":${deep}}`, 'A'],
+    ];
+    for (const [path, body, shape] of cases) {
+      const response = await fetch(`${gw.url}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'x-api-key': key, 'content-type': 'application/json' },
+        body,
+      });
+      const answer = (await response.json()) as { type?: string; error: { type: string; message: string } };
+      assert.equal(response.status, 400, `${path}: ${JSON.stringify(answer)}`);
+      assert.equal(answer.error.type, 'invalid_request_error');
+      assert.equal(answer.type, shape === 'B' ? 'error' : undefined, `${path} answers in shape ${shape}`);
+    }
+  });
+
+  test('a malformed multipart body on /v1/audio/transcriptions is a 400 in shape A', async () => {
+    const part = (name: string, value: string, extra = '') => `--XX\r\nContent-Disposition: form-data; name="${name}"${extra}\r\n\r\n${value}\r\n`;
+    const bodies: Array<[string, string, string]> = [
+      ['no boundary', 'multipart/form-data', part('model', 'whisper-1')],
+      ['a part cut off mid-file', 'multipart/form-data; boundary=XX', `${part('model', 'whisper-1')}--XX\r\nContent-Disposition: form-data; name="file"; filename="a.mp3"\r\n\r\nabc`],
+      ['a truncated closing boundary', 'multipart/form-data; boundary=XX', `${part('model', 'whisper-1')}${part('file', 'abc', '; filename="a.mp3"')}--X`],
+      ['a boundary that never appears', 'multipart/form-data; boundary=YY', part('model', 'whisper-1')],
+    ];
+    for (const [label, contentType, body] of bodies) {
+      const response = await fetch(`${gw.url}/v1/audio/transcriptions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': contentType }, body });
+      const answer = (await response.json()) as { type?: string; error: { type: string } };
+      assert.equal(response.status, 400, `${label}: ${JSON.stringify(answer)}`);
+      assert.equal(answer.error.type, 'invalid_request_error', label);
+      assert.equal(answer.type, undefined, `${label}: shape A`);
+    }
+    const wrongType = await fetch(`${gw.url}/v1/audio/transcriptions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'text/plain' }, body: 'x' });
+    assert.equal(wrongType.status, 415);
   });
 
   test('none of it cost anything', async () => {

@@ -17,6 +17,8 @@ const environmentSchema = z.object({
   TOLLGATE_PUBLIC_URL: z.string().optional(),
   TOLLGATE_ALLOW_PRIVATE_URLS: booleanText,
   TOLLGATE_HASH_SECRET: z.string().optional(),
+  TOLLGATE_SECRET_KEY: z.string().optional(),
+  TOLLGATE_SECRET_KEY_PREVIOUS: z.string().optional(),
   TOLLGATE_BODY_LIMIT: z.coerce.number().int().positive().default(32 * 1024 * 1024),
   TOLLGATE_UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(600_000),
   TOLLGATE_LEDGER_FLUSH_MS: z.coerce.number().int().positive().default(50),
@@ -48,6 +50,10 @@ export interface Config {
   allowPrivateUrls: boolean;
   /** Secret for the keyed hashes the gateway derives (e.g. metadata.user_id); generated and stored when unset. */
   hashSecret: string | undefined;
+  /** The master key sealing secrets at rest (32 bytes, base64 or hex); when unset, DATA_DIR/secret.key (created on first start). */
+  secretKey: string | undefined;
+  /** The master key before the last rotation: values still sealed under it open and are resealed on start. */
+  secretKeyPrevious: string | undefined;
   bodyLimitBytes: number;
   upstreamTimeoutMs: number;
   ledgerFlushMs: number;
@@ -88,6 +94,8 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Readon
     publicUrl: env.TOLLGATE_PUBLIC_URL,
     allowPrivateUrls: env.TOLLGATE_ALLOW_PRIVATE_URLS,
     hashSecret: env.TOLLGATE_HASH_SECRET,
+    secretKey: env.TOLLGATE_SECRET_KEY,
+    secretKeyPrevious: env.TOLLGATE_SECRET_KEY_PREVIOUS,
     bodyLimitBytes: env.TOLLGATE_BODY_LIMIT,
     upstreamTimeoutMs: env.TOLLGATE_UPSTREAM_TIMEOUT_MS,
     ledgerFlushMs: env.TOLLGATE_LEDGER_FLUSH_MS,

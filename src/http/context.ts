@@ -22,5 +22,7 @@ declare module 'fastify' {
     /** Set by a handler whose error shape depends on the request (asynchronous transcription answers in shape C). */
     errorShape: ErrorShape | undefined;
     startedAt: bigint;
+    /** Set by the auth plugin for a request made with an API key: tracks a stream so revoking the key cuts it. */
+    trackStream: ((controller: AbortController) => () => void) | undefined;
   }
 }

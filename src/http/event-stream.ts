@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { GatewayError } from '../core/errors.ts';
+import { GatewayError } from '../core/errors.ts';
 import { writeFrames } from '../lib/sse-writer.ts';
 import { toCatalogueError } from './plugins/errors.ts';
 
@@ -20,6 +20,8 @@ export async function sendEventStream(
     if (!response.writableFinished) abort.abort();
   };
   response.on('close', onClose);
+  // A revoked key's streams are cut at once (the relays still book what was produced).
+  const untrack = request.trackStream?.(abort);
   reply.hijack();
   response.writeHead(200, {
     ...(reply.getHeaders() as Record<string, string>),
@@ -32,10 +34,13 @@ export async function sendEventStream(
     const open = await writeFrames(response, frames);
     if (!open) await frames.return(undefined);
   } catch (raw) {
-    const error = toCatalogueError(raw, false);
+    // A stream cut on purpose (its key revoked) says why, not how the upstream call happened to end.
+    const reason: unknown = abort.signal.aborted ? abort.signal.reason : undefined;
+    const error = reason instanceof GatewayError ? reason : toCatalogueError(raw, false);
     request.log.warn({ err: raw }, 'stream ended by an error');
     if (!response.destroyed) response.write(errorFrame(error));
   } finally {
+    untrack?.();
     response.off('close', onClose);
     if (!response.writableEnded) response.end();
   }

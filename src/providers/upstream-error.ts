@@ -1,4 +1,5 @@
 import { GatewayError } from '../core/errors.ts';
+import { scrubVendorText } from './scrub-vendor-text.ts';
 
 /** A vendor answered with an error status, or could not be reached. */
 export class UpstreamError extends Error {
@@ -19,11 +20,11 @@ export class UpstreamError extends Error {
   }
 }
 
-/** Extracts the vendor's error message from an OpenAI-shaped or Anthropic-shaped error body. */
+/** The vendor's error message from an OpenAI-shaped or Anthropic-shaped error body, scrubbed of account identifiers. */
 export function vendorMessage(body: string): string | undefined {
   try {
     const parsed = JSON.parse(body) as { error?: { message?: unknown } };
-    return typeof parsed.error?.message === 'string' ? parsed.error.message : undefined;
+    return typeof parsed.error?.message === 'string' ? scrubVendorText(parsed.error.message) : undefined;
   } catch {
     return undefined;
   }
@@ -31,7 +32,8 @@ export function vendorMessage(body: string): string | undefined {
 
 /**
  * How a vendor failure reaches the client. A vendor 4xx about the request itself is the client's to fix: with
- * `passthrough` (the vendor speaks the endpoint's own format) its body is returned unchanged, else its message is kept.
+ * `passthrough` (the vendor speaks the endpoint's own format) its body is returned, else its message is kept; either way
+ * scrubbed of what identifies the business's vendor account (DESIGN §14).
  * The vendor refusing our credentials is our fault, not the client's: 502. 429 stays 429; 5xx and network faults are 502, timeouts 504.
  */
 export function toGatewayError(error: UpstreamError, passthrough: boolean): GatewayError {
@@ -45,7 +47,8 @@ export function toGatewayError(error: UpstreamError, passthrough: boolean): Gate
   if (error.status >= 400 && error.status < 500) {
     return new GatewayError(error.status === 404 ? 'model_not_found' : 'invalid_request', message, {
       cause: error,
-      ...(passthrough ? { passthrough: { status: error.status, body: error.body, contentType: error.contentType } } : {}),
+      // Scrubbing changes the bytes only where an identifier was found; otherwise the vendor's body goes out untouched.
+      ...(passthrough ? { passthrough: { status: error.status, body: scrubVendorText(error.body), contentType: error.contentType } } : {}),
     });
   }
   return new GatewayError('upstream_error', `The upstream model provider failed: ${message}`, { cause: error });

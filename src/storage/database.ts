@@ -1,4 +1,4 @@
-import { mkdirSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
@@ -46,9 +46,15 @@ const logOption = (options: StorageOptions) =>
 
 function openSqlite(url: string, options: StorageOptions): Storage {
   const path = url.replace(/^sqlite:/, '') || ':memory:';
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  if (path !== ':memory:') {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    // SQLite gives its -wal and -shm files the database file's mode, so a 0600 database keeps them private too.
+    closeSync(openSync(path, 'a', 0o600));
+    chmodSync(path, 0o600);
+  }
   const database = new SqliteDatabase(path);
   database.pragma('journal_mode = WAL');
+  if (path !== ':memory:') for (const suffix of ['-wal', '-shm']) if (existsSync(`${path}${suffix}`)) chmodSync(`${path}${suffix}`, 0o600);
   database.pragma('synchronous = NORMAL');
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');

@@ -10,6 +10,10 @@ export class SqlSettingsRepository {
     return row?.value;
   }
 
+  async delete(key: string): Promise<void> {
+    await this.db.deleteFrom('settings').where('key', '=', key).execute();
+  }
+
   /** Stores `value` unless the key already has one; returns the value that is stored (first writer wins across processes). */
   async getOrSet(key: string, value: string): Promise<string> {
     await this.db.insertInto('settings').values({ key, value }).onConflict((conflict) => conflict.column('key').doNothing()).execute();

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
@@ -6,6 +6,8 @@ import { RedisRateLimiter } from '../../src/storage/rate-limiter.ts';
 import { buildApp, type App } from '../../src/app.ts';
 import { testConfig, type Config } from '../../src/config/config.ts';
 import { ManualClock } from '../../src/lib/clock.ts';
+import { sha256Hex } from '../../src/lib/hashing.ts';
+import { SecretBox } from '../../src/lib/secret-box.ts';
 import { createLogger, DEFAULT_CATALOG, readCatalogFile } from '../../src/runtime.ts';
 import { DatabaseChangeBus, LocalChangeBus, RedisChangeBus, type ChangeBus } from '../../src/storage/change-bus.ts';
 import { dropPostgresSchema, openStorage, type Storage } from '../../src/storage/database.ts';
@@ -30,6 +32,8 @@ export interface TestGatewayOptions {
   redisRateLimits?: boolean;
   /** Run background jobs (tasks, webhooks) on their own; otherwise tests call `app.services.runner.runDue()`. */
   runJobs?: boolean;
+  /** Seals secrets at rest; default: a box under TEST_MASTER_KEY. */
+  secrets?: SecretBox;
   /** Keep every log line (debug level) in `logLines`. */
   captureLogs?: boolean;
 }
@@ -55,6 +59,9 @@ export interface TestGateway {
   balance(account: { userId?: string; orgId?: string }): Promise<string>;
   close(): Promise<void>;
 }
+
+/** The master key of test gateways: gateways sharing a database share it, as a deployment's nodes do. */
+export const TEST_MASTER_KEY = createHash('sha256').update('tollgate test master key').digest();
 
 export const uniqueSchema = (): string => `tg_test_${randomBytes(6).toString('hex')}`;
 
@@ -91,7 +98,8 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     clock,
     bus,
     logger,
-    adminToken,
+    adminTokenHash: sha256Hex(adminToken),
+    secrets: options.secrets ?? new SecretBox(TEST_MASTER_KEY),
     hashSecret: 'test-hash-secret',
     defaultProviders: [
       { id: 'openai', type: 'openai', baseUrl: `${simulator.url}/v1`, apiKey: 'sim-openai' },

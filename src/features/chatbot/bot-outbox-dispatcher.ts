@@ -1,9 +1,8 @@
 import type { Logger } from 'pino';
-import { request } from 'undici';
 import type { Job, JobOutcome } from '../../jobs/jobs.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { SecretBox } from '../../lib/secret-box.ts';
-import { refuseUrl } from '../../lib/url-guard.ts';
+import { RefusedUrlError, sendOutbound } from '../../lib/outbound-http.ts';
 import type { SqlBotsRepository } from '../../storage/bots-repository.ts';
 import { RETRY_DELAYS_MS } from '../webhooks/webhook-dispatcher.ts';
 
@@ -56,18 +55,15 @@ export class BotOutboxDispatcher {
 
   /** Undefined when the chat service took the event (2xx), else why not. */
   private async post(url: string, token: string, body: string): Promise<string | undefined> {
-    const refused = await refuseUrl(url, this.options.allowPrivateUrls);
-    if (refused) return `webhook URL ${refused}`;
     try {
-      const response = await request(url, {
-        method: 'POST',
-        headers: { authorization: token, 'content-type': 'application/json' },
-        body,
-        signal: AbortSignal.timeout(this.options.timeoutMs),
-      });
-      await response.body.dump();
-      return response.statusCode >= 200 && response.statusCode < 300 ? undefined : `chat service answered ${response.statusCode}`;
+      const response = await sendOutbound(
+        url,
+        { method: 'POST', headers: { authorization: token, 'content-type': 'application/json' }, body },
+        { allowPrivateUrls: this.options.allowPrivateUrls, timeoutMs: this.options.timeoutMs, maxResponseBytes: 64 * 1024 },
+      );
+      return response.status >= 200 && response.status < 300 ? undefined : `chat service answered ${response.status}`;
     } catch (error) {
+      if (error instanceof RefusedUrlError) return `webhook URL ${error.reason}`;
       return `delivery failed: ${error instanceof Error ? error.message : String(error)}`;
     }
   }

@@ -2,7 +2,9 @@ import type { Clock } from '../../lib/clock.ts';
 import { sha256Hex } from '../../lib/hashing.ts';
 import { newId, randomBase62 } from '../../lib/ids.ts';
 import type { ChangeBus } from '../../storage/change-bus.ts';
+import { GatewayError } from '../../core/errors.ts';
 import type { ApiKey, KeysRepository } from './keys.ts';
+import { OpenStreams } from './open-streams.ts';
 
 const KEY_PREFIX = 'tg-';
 /** Safety net only: revocations and creations invalidate at once through the change bus. */
@@ -17,6 +19,8 @@ interface CacheEntry {
 /** Issues, authenticates and revokes API keys; authentication is served from memory on the hot path. */
 export class KeysService {
   private readonly cache = new Map<string, CacheEntry>();
+  /** Streams being answered by this process, by key; cut when their key is revoked anywhere. */
+  readonly openStreams = new OpenStreams();
 
   constructor(
     private readonly repository: KeysRepository,
@@ -27,7 +31,23 @@ export class KeysService {
       if (topic !== 'keys') return;
       if (hash) this.cache.delete(hash);
       else this.cache.clear();
+      // Revocations travel on this topic from every node; a key with streams open here is checked and its streams cut.
+      if (hash && this.openStreams.has(hash)) void this.cutIfRevoked(hash);
     });
+  }
+
+  /** Tracks a stream opened with this key text; the returned function forgets it. */
+  trackStream(text: string, controller: AbortController): () => void {
+    return this.openStreams.track(sha256Hex(text), controller);
+  }
+
+  private async cutIfRevoked(hash: string): Promise<void> {
+    try {
+      const found = await this.repository.findByHash(hash);
+      if (!found || found.revokedAt !== null) this.openStreams.cut(hash, new GatewayError('unauthorized', 'This API key was revoked.'));
+    } catch {
+      // The database is unreachable: the key's cache entry is already dropped, so its next request is checked again.
+    }
   }
 
   /** Creates a key; the returned text is shown to the caller once and never stored. */

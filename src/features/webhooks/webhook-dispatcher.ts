@@ -1,16 +1,18 @@
 import type { Logger } from 'pino';
-import { request } from 'undici';
 import type { Job, JobOutcome } from '../../jobs/jobs.ts';
 import { unixSeconds, type Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
 import type { SecretBox } from '../../lib/secret-box.ts';
-import { refuseUrl } from '../../lib/url-guard.ts';
+import { OutboundTimeoutError, RefusedUrlError, sendOutbound } from '../../lib/outbound-http.ts';
 import type { SqlTasksRepository } from '../../storage/tasks-repository.ts';
 import { taskView, type FileUrl } from '../tasks/task-views.ts';
 import { signatureHeader } from './signature.ts';
 
 /** SPEC 6.2: after a failed delivery, retries about 5 s, 20 s, 60 s and 180 s later; then the delivery is marked failed. */
 export const RETRY_DELAYS_MS = [5_000, 20_000, 60_000, 180_000] as const;
+
+/** A receiver's answer is read up to this many bytes (only its status matters). */
+const RECEIVER_ANSWER_BYTES = 64 * 1024;
 
 export interface WebhookDispatcherOptions {
   allowPrivateUrls: boolean;
@@ -66,27 +68,28 @@ export class WebhookDispatcher {
   };
 
   private async post(url: string, body: string, taskId: string, event: string, secret: string): Promise<{ ok: boolean; status: number | null; error: string | null }> {
-    const refused = await refuseUrl(url, this.options.allowPrivateUrls);
-    if (refused) return { ok: false, status: null, error: `webhook_url ${refused}` };
     try {
-      const response = await request(url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': 'Tollgate-Webhooks/1',
-          'x-tollgate-event': event,
-          'x-tollgate-delivery': taskId,
-          'x-tollgate-signature': signatureHeader(body, secret, unixSeconds(this.clock)),
+      const response = await sendOutbound(
+        url,
+        {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            'user-agent': 'Tollgate-Webhooks/1',
+            'x-tollgate-event': event,
+            'x-tollgate-delivery': taskId,
+            'x-tollgate-signature': signatureHeader(body, secret, unixSeconds(this.clock)),
+          },
+          body,
         },
-        body,
-        signal: AbortSignal.timeout(this.options.timeoutMs),
-      });
-      await response.body.dump();
-      const ok = response.statusCode >= 200 && response.statusCode < 300;
-      return { ok, status: response.statusCode, error: ok ? null : `receiver answered ${response.statusCode}` };
+        { allowPrivateUrls: this.options.allowPrivateUrls, timeoutMs: this.options.timeoutMs, maxResponseBytes: RECEIVER_ANSWER_BYTES },
+      );
+      const ok = response.status >= 200 && response.status < 300;
+      return { ok, status: response.status, error: ok ? null : `receiver answered ${response.status}` };
     } catch (error) {
-      const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
-      return { ok: false, status: null, error: timedOut ? `receiver did not answer within ${this.options.timeoutMs} ms` : `delivery failed: ${error instanceof Error ? error.message : String(error)}` };
+      if (error instanceof RefusedUrlError) return { ok: false, status: null, error: `webhook_url ${error.reason}` };
+      if (error instanceof OutboundTimeoutError) return { ok: false, status: null, error: `receiver did not answer within ${this.options.timeoutMs} ms` };
+      return { ok: false, status: null, error: `delivery failed: ${error instanceof Error ? error.message : String(error)}` };
     }
   }
 }

@@ -21,6 +21,17 @@ const VENDOR_FIELDS = new Set(['model', 'language', 'prompt', 'response_format',
 async function readForm(request: FastifyRequest): Promise<TranscriptionForm> {
   if (!request.isMultipart()) throw new GatewayError('unsupported_media_type', 'content-type: must be multipart/form-data');
   const form: TranscriptionForm = { fields: {}, file: undefined };
+  try {
+    await readParts(request, form);
+  } catch (error) {
+    // Size limits keep their own 413; anything else the form parser throws (no boundary, a truncated part) is the client's form.
+    if (error instanceof Error && 'statusCode' in error && typeof error.statusCode === 'number' && error.statusCode < 500) throw error;
+    throw new GatewayError('invalid_request', 'body: is not a valid multipart form', { param: 'body', cause: error });
+  }
+  return form;
+}
+
+async function readParts(request: FastifyRequest, form: TranscriptionForm): Promise<void> {
   for await (const part of request.parts()) {
     if (part.type === 'file') {
       if (part.fieldname !== 'file') {
@@ -34,7 +45,6 @@ async function readForm(request: FastifyRequest): Promise<TranscriptionForm> {
       form.fields[part.fieldname] = existing === undefined ? value : [...(Array.isArray(existing) ? existing : [existing]), value];
     }
   }
-  return form;
 }
 
 const single = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);

@@ -1,10 +1,8 @@
 import type { Logger } from 'pino';
-import { request } from 'undici';
 import type { JsonObject } from '../../../core/chat-types.ts';
-import { refuseUrl } from '../../../lib/url-guard.ts';
+import { RefusedUrlError, sendOutbound } from '../../../lib/outbound-http.ts';
 import { SEARCH_TOOL_NAME } from '../../knowledge/knowledge-toolset.ts';
 import type { ApiFunction, Assistant } from '../assistant.ts';
-import { guardedDispatcher } from './guarded-dispatcher.ts';
 import { SQL_TOOL_NAME } from './sql-store-toolset.ts';
 import { capResultText, errorMessage } from './tool-result-text.ts';
 import type { ToolContext, ToolDefinition, Toolset, ToolsetFactory } from './toolset.ts';
@@ -71,13 +69,12 @@ class ApiFunctionsToolset implements Toolset {
   async call(name: string, args: JsonObject, context: ToolContext): Promise<string> {
     const fn = this.functions.get(name);
     if (!fn) return `Error: there is no function named ${name}.`;
-    const refused = await refuseUrl(fn.url, this.options.allowPrivateUrls);
-    if (refused) return `Error: the function ${name} was not called: its URL ${refused}.`;
     const timeoutMs = this.options.timeoutMs ?? FUNCTION_TIMEOUT_MS;
     const timeout = AbortSignal.timeout(timeoutMs);
     try {
       return await this.send(fn, args, AbortSignal.any([timeout, context.signal]));
     } catch (error) {
+      if (error instanceof RefusedUrlError) return `Error: the function ${name} was not called: its URL ${error.reason}.`;
       this.options.logger.debug({ assistant: this.assistantId, function: name, err: error }, 'API function call failed');
       if (timeout.aborted) return `Error: the function ${name} did not answer within ${timeoutMs / 1000} s.`;
       if (context.signal.aborted) return `Error: the call of ${name} was cancelled.`;
@@ -92,23 +89,28 @@ class ApiFunctionsToolset implements Toolset {
   private async send(fn: ApiFunction, args: JsonObject, signal: AbortSignal): Promise<string> {
     const hasBody = BODY_METHODS.has(fn.method);
     const url = hasBody ? fn.url : withQuery(fn.url, args);
-    const response = await request(url, {
-      method: fn.method,
-      headers: {
-        'user-agent': 'Tollgate-Functions/1',
-        accept: 'application/json, text/*;q=0.9, */*;q=0.5',
-        ...ownerHeaders(fn.headers),
-        ...(hasBody ? { 'content-type': 'application/json' } : {}),
-      },
-      ...(hasBody ? { body: JSON.stringify(args) } : {}),
-      signal,
-      dispatcher: guardedDispatcher(this.options.allowPrivateUrls),
-    });
     const limit = this.options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
-    const { bytes, complete } = await readLimited(response.body, limit);
+    const response = await sendOutbound(
+      url,
+      {
+        method: fn.method,
+        headers: {
+          'user-agent': 'Tollgate-Functions/1',
+          accept: 'application/json, text/*;q=0.9, */*;q=0.5',
+          ...ownerHeaders(fn.headers),
+          ...(hasBody ? { 'content-type': 'application/json' } : {}),
+        },
+        ...(hasBody ? { body: JSON.stringify(args) } : {}),
+        signal,
+      },
+      // The call's own timeout (with its own message) is in `signal`; the policy's is a backstop.
+      { allowPrivateUrls: this.options.allowPrivateUrls, timeoutMs: (this.options.timeoutMs ?? FUNCTION_TIMEOUT_MS) + 1_000, maxResponseBytes: limit },
+    );
+    const bytes = response.body;
+    const complete = response.complete;
     const contentType = headerText(response.headers['content-type']);
-    const location = response.statusCode >= 300 && response.statusCode < 400 ? headerText(response.headers.location) : '';
-    const lines = [`HTTP ${response.statusCode}`];
+    const location = response.status >= 300 && response.status < 400 ? headerText(response.headers.location) : '';
+    const lines = [`HTTP ${response.status}`];
     if (location) lines.push(`[redirect to ${location} not followed]`);
     lines.push(isText(contentType, bytes) ? new TextDecoder().decode(bytes) : `[binary body: ${contentType || 'unknown type'}, ${bytes.length} bytes]`);
     const text = capResultText(lines.join('\n'));
@@ -136,23 +138,6 @@ export function withQuery(url: string, args: JsonObject): string {
     }
   }
   return target.toString();
-}
-
-/** Reads at most `limit` bytes of a body, then stops reading (the connection is dropped, not drained). */
-export async function readLimited(body: AsyncIterable<Uint8Array> & { destroy(): unknown }, limit: number): Promise<{ bytes: Buffer; complete: boolean }> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    const room = limit - size;
-    if (chunk.length > room) {
-      chunks.push(Buffer.from(chunk.subarray(0, room)));
-      body.destroy();
-      return { bytes: Buffer.concat(chunks), complete: false };
-    }
-    chunks.push(Buffer.from(chunk));
-    size += chunk.length;
-  }
-  return { bytes: Buffer.concat(chunks), complete: true };
 }
 
 function headerText(value: string | string[] | undefined): string {

@@ -3,11 +3,10 @@ import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/cl
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { fetch as undiciFetch, type RequestInit as UndiciRequestInit } from 'undici';
 import type { JsonObject } from '../../../core/chat-types.ts';
+import { guardedFetch } from '../../../lib/outbound-http.ts';
 import { refuseUrl } from '../../../lib/url-guard.ts';
 import type { Assistant, McpServer } from '../assistant.ts';
-import { guardedDispatcher } from './guarded-dispatcher.ts';
 import { renderMcpResult } from './mcp-result-text.ts';
 import { SQL_TOOL_NAME } from './sql-store-toolset.ts';
 import { errorMessage } from './tool-result-text.ts';
@@ -93,9 +92,9 @@ export class McpToolsetFactory implements ToolsetFactory {
   private async connect(server: McpServer, name: string): Promise<Connection> {
     const refused = await refuseUrl(server.url, this.options.allowPrivateUrls);
     if (refused) throw new Error(`its URL ${refused}`);
-    const dispatcher = guardedDispatcher(this.options.allowPrivateUrls);
+    const guarded = guardedFetch(this.options.allowPrivateUrls);
     // undici's own fetch, to pass the guarded dispatcher; its types are declared apart from the DOM ones the SDK names.
-    const fetch: FetchLike = (url, init) => undiciFetch(url, { ...(init as UndiciRequestInit), dispatcher }) as unknown as Promise<Response>;
+    const fetch: FetchLike = (url, init) => guarded(url, init as Parameters<typeof guarded>[1]) as unknown as Promise<Response>;
     // The SDK (~28 MB resident) is loaded by the first assistant that has an MCP server, not at start.
     const [{ Client }, { StreamableHTTPClientTransport }] = await Promise.all([
       import('@modelcontextprotocol/sdk/client/index.js'),
