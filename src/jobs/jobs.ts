@@ -20,8 +20,9 @@ const JOB_TRANSITIONS: Readonly<Record<JobStatus, readonly JobStatus[]>> = {
   failed: [],
 };
 
-/** Whether a job may go from one status to another; finished jobs never run again. */
-export const canMoveJob = (from: JobStatus, to: JobStatus): boolean => JOB_TRANSITIONS[from].includes(to);
+/** The statuses from which a job may move to `status` (the repository writes only these); finished jobs never run again. */
+export const jobMovesTo = (status: JobStatus): JobStatus[] =>
+  (Object.keys(JOB_TRANSITIONS) as JobStatus[]).filter((from) => JOB_TRANSITIONS[from].includes(status));
 
 /**
  * What a handler decided: finished; `retry` after a failure (counted in `attempts`, so handlers can give up after a

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { Job, JobOutcome, JobStatus } from '../jobs/jobs.ts';
+import { jobMovesTo, type Job, type JobOutcome, type JobStatus } from '../jobs/jobs.ts';
 import { newId } from '../lib/ids.ts';
 import type { Engine } from './database.ts';
 import type { Database } from './schema.ts';
@@ -52,7 +52,7 @@ export class SqlJobsRepository {
 
   /**
    * Ends a run of a job this worker holds, as its handler decided: `retry` counts a failed attempt, `wait` reschedules
-   * without counting one. Only a running job moves (running → pending | done | failed); false when the lease was lost
+   * without counting one. Only allowed transitions are written (running → pending | done | failed); false when the lease was lost
    * (another worker took it over).
    */
   async finish(job: Job, worker: string, outcome: JobOutcome, now: number): Promise<boolean> {
@@ -70,7 +70,7 @@ export class SqlJobsRepository {
         updated_at: now,
       })
       .where('id', '=', job.id)
-      .where('status', '=', 'running')
+      .where('status', 'in', jobMovesTo(status))
       .where('locked_by', '=', worker)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
