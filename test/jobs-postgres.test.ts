@@ -83,7 +83,7 @@ describe('jobs on PostgreSQL: several workers', () => {
     assert.equal((await getOk(first, `/v1/imagegen/tasks/${id}`, key)).status, 'done');
 
     const job = leased[0]!;
-    assert.equal(await jobs.finish(job, 'w_gone', { status: 'failed', error: 'late' }, clock.now()), false, 'the lost lease cannot finish the job');
+    assert.equal(await jobs.finish(job, 'w_gone', { type: 'failed', error: 'late' }, clock.now()), false, 'the lost lease cannot finish the job');
     const row = await first.storage.db.selectFrom('jobs').select(['status']).where('id', '=', job.id).executeTakeFirstOrThrow();
     assert.equal(row.status, 'done');
   });

@@ -1,28 +1,28 @@
 /**
  * The error catalogue: every error the gateway answers with has a stable code here, with its HTTP status, its
- * type in each error shape of SPEC 2.10 (A: chat-completions style, B: messages endpoint, C: media tasks) and
- * whether a client may retry it. Errors are raised as GatewayError and rendered once, by the error plugin.
+ * type in each error shape of SPEC 2.10 (A: chat-completions style, B: messages endpoint, C: media tasks). Whether a
+ * vendor failure is worth another try is UpstreamError's to say (providers/upstream-error.ts). Errors are raised as GatewayError and rendered once, by the error plugin.
  */
 export const ERROR_CATALOGUE = {
-  unauthorized: { status: 401, typeA: 'unauthorized_request_error', typeB: 'authentication_error', codeC: 2, retryable: false },
-  invalid_request: { status: 400, typeA: 'invalid_request_error', typeB: 'invalid_request_error', codeC: 1, retryable: false },
-  unsupported_tool: { status: 400, typeA: 'invalid_request_error', typeB: 'invalid_request_error', codeC: 1, retryable: false },
-  insufficient_balance: { status: 402, typeA: 'insufficient_balance_error', typeB: 'billing_error', codeC: 4, retryable: false },
-  model_not_allowed: { status: 403, typeA: 'permission_error', typeB: 'permission_error', codeC: 5, retryable: false },
-  forbidden: { status: 403, typeA: 'permission_error', typeB: 'permission_error', codeC: 5, retryable: false },
-  model_not_found: { status: 404, typeA: 'invalid_request_error', typeB: 'not_found_error', codeC: 3, retryable: false },
-  not_found: { status: 404, typeA: 'invalid_request_error', typeB: 'not_found_error', codeC: 3, retryable: false },
-  method_not_allowed: { status: 405, typeA: 'invalid_request_error', typeB: 'invalid_request_error', codeC: 1, retryable: false },
-  conflict: { status: 409, typeA: 'invalid_request_error', typeB: 'invalid_request_error', codeC: 1, retryable: false },
-  model_deprecated: { status: 410, typeA: 'model_deprecated', typeB: 'invalid_request_error', codeC: 15, retryable: false },
-  body_too_large: { status: 413, typeA: 'invalid_request_error', typeB: 'request_too_large', codeC: 1, retryable: false },
-  unsupported_media_type: { status: 415, typeA: 'invalid_request_error', typeB: 'invalid_request_error', codeC: 1, retryable: false },
-  rate_limited: { status: 429, typeA: 'rate_limit_error', typeB: 'rate_limit_error', codeC: 6, retryable: true },
-  internal: { status: 500, typeA: 'server_error', typeB: 'api_error', codeC: 10, retryable: true },
-  upstream_error: { status: 502, typeA: 'upstream_error', typeB: 'api_error', codeC: 11, retryable: true },
-  unavailable: { status: 503, typeA: 'server_error', typeB: 'overloaded_error', codeC: 12, retryable: true },
-  upstream_timeout: { status: 504, typeA: 'timeout_error', typeB: 'timeout_error', codeC: 13, retryable: true },
-} as const satisfies Record<string, { status: number; typeA: string; typeB: string; codeC: number; retryable: boolean }>;
+  unauthorized: { status: 401, typeA: 'unauthorized_request_error', typeB: 'authentication_error', codeC: 2 },
+  invalid_request: { status: 400, typeA: 'invalid_request_error', typeB: 'invalid_request_error', codeC: 1 },
+  unsupported_tool: { status: 400, typeA: 'invalid_request_error', typeB: 'invalid_request_error', codeC: 1 },
+  insufficient_balance: { status: 402, typeA: 'insufficient_balance_error', typeB: 'billing_error', codeC: 4 },
+  model_not_allowed: { status: 403, typeA: 'permission_error', typeB: 'permission_error', codeC: 5 },
+  forbidden: { status: 403, typeA: 'permission_error', typeB: 'permission_error', codeC: 5 },
+  model_not_found: { status: 404, typeA: 'invalid_request_error', typeB: 'not_found_error', codeC: 3 },
+  not_found: { status: 404, typeA: 'invalid_request_error', typeB: 'not_found_error', codeC: 3 },
+  method_not_allowed: { status: 405, typeA: 'invalid_request_error', typeB: 'invalid_request_error', codeC: 1 },
+  conflict: { status: 409, typeA: 'invalid_request_error', typeB: 'invalid_request_error', codeC: 1 },
+  model_deprecated: { status: 410, typeA: 'model_deprecated', typeB: 'invalid_request_error', codeC: 15 },
+  body_too_large: { status: 413, typeA: 'invalid_request_error', typeB: 'request_too_large', codeC: 1 },
+  unsupported_media_type: { status: 415, typeA: 'invalid_request_error', typeB: 'invalid_request_error', codeC: 1 },
+  rate_limited: { status: 429, typeA: 'rate_limit_error', typeB: 'rate_limit_error', codeC: 6 },
+  internal: { status: 500, typeA: 'server_error', typeB: 'api_error', codeC: 10 },
+  upstream_error: { status: 502, typeA: 'upstream_error', typeB: 'api_error', codeC: 11 },
+  unavailable: { status: 503, typeA: 'server_error', typeB: 'overloaded_error', codeC: 12 },
+  upstream_timeout: { status: 504, typeA: 'timeout_error', typeB: 'timeout_error', codeC: 13 },
+} as const satisfies Record<string, { status: number; typeA: string; typeB: string; codeC: number }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 
@@ -55,10 +55,6 @@ export class GatewayError extends Error {
     this.codeA = options.codeA !== undefined ? options.codeA : null;
     this.originalId = options.originalId;
     this.passthrough = options.passthrough;
-  }
-
-  get retryable(): boolean {
-    return ERROR_CATALOGUE[this.code].retryable;
   }
 }
 

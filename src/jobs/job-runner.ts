@@ -68,11 +68,7 @@ export class JobRunner {
         outcome = { type: 'retry', at: this.clock.now() + 30_000, error: error instanceof Error ? error.message : String(error) };
       }
     }
-    const now = this.clock.now();
-    const finished =
-      outcome.type === 'retry'
-        ? await this.jobs.finish(job, this.worker, { status: 'pending', runAt: outcome.at, error: outcome.error }, now)
-        : await this.jobs.finish(job, this.worker, outcome.type === 'done' ? { status: 'done' } : { status: 'failed', error: outcome.error }, now);
+    const finished = await this.jobs.finish(job, this.worker, outcome, this.clock.now());
     if (!finished) this.logger.warn({ job: job.id }, 'job lease was lost before it finished');
   }
 

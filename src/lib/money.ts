@@ -52,12 +52,6 @@ export function roundTo(amount: Money, step: Money): Money {
   return negative ? -rounded : rounded;
 }
 
-/** Cost of `tokens` at `pricePer1k` (Money per 1,000 tokens), rounded to micro-units. */
-export function costOfTokens(tokens: number, pricePer1k: Money): Money {
-  if (tokens <= 0) return 0n;
-  return roundTo((BigInt(tokens) * pricePer1k) / 1000n, NANOS_PER_MICRO);
-}
-
 /** Applies a multiplier given as decimal text (e.g. "0.1", "1.25") to a price, exactly to the nano. */
 export function scalePrice(price: Money, multiplier: string): Money {
   const factor = parseMoney(multiplier);

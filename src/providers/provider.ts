@@ -16,7 +16,8 @@ export interface CallOptions {
 
 /**
  * An upstream stream: single use. Iterate it once; `close()` aborts the upstream call when the consumer stops early.
- * Iteration throws UpstreamError when the connection breaks.
+ * Iteration throws UpstreamError when the connection breaks. Providers build it with `openChatStream` (chat-stream.ts),
+ * whose comment is the full contract.
  */
 export interface ChatStream extends AsyncIterable<ChatStreamEvent> {
   close(): void;

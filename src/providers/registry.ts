@@ -8,9 +8,8 @@ import { OpenAiMedia } from './openai/openai-media.ts';
 import { OpenAiProvider } from './openai/openai-provider.ts';
 import type { Provider } from './provider.ts';
 
-export type ProviderFactory = (record: ProviderRecord, http: HttpClient) => Provider | undefined;
-
-const defaultFactory: ProviderFactory = (record, http) => {
+/** The chat adapter of a provider record, by its type. */
+function createProvider(record: ProviderRecord, http: HttpClient): Provider | undefined {
   const endpoint = { baseUrl: record.baseUrl, apiKey: record.apiKey };
   switch (record.type) {
     case 'openai':
@@ -20,7 +19,7 @@ const defaultFactory: ProviderFactory = (record, http) => {
     default:
       return undefined;
   }
-};
+}
 
 /**
  * Provider instances by id: the defaults from the environment (`openai`, `anthropic`), overridden and extended by the
@@ -31,7 +30,6 @@ export class ProviderRegistry {
   private passthroughs = new WeakMap<ProviderRecord, AnthropicPassthrough>();
   private recordsById = new Map<string, ProviderRecord>();
   private mediaClients = new WeakMap<ProviderRecord, OpenAiMedia>();
-  private readonly factories: ProviderFactory[] = [defaultFactory];
 
   constructor(
     private readonly defaults: readonly ProviderRecord[],
@@ -39,12 +37,6 @@ export class ProviderRegistry {
     private readonly http: HttpClient,
   ) {
     catalog.onChange(() => this.rebuild());
-    this.rebuild();
-  }
-
-  /** Adds support for another provider type (the Anthropic adapter registers itself here). */
-  addFactory(factory: ProviderFactory): void {
-    this.factories.unshift(factory);
     this.rebuild();
   }
 
@@ -88,13 +80,8 @@ export class ProviderRegistry {
     this.recordsById = new Map(this.records().map((record) => [record.id, record]));
     const next = new Map<string, Provider>();
     for (const record of this.records()) {
-      for (const factory of this.factories) {
-        const provider = factory(record, this.http);
-        if (provider) {
-          next.set(record.id, provider);
-          break;
-        }
-      }
+      const provider = createProvider(record, this.http);
+      if (provider) next.set(record.id, provider);
     }
     this.providers = next;
   }

@@ -4,13 +4,22 @@ import type { Kysely } from 'kysely';
 import { newId } from '../lib/ids.ts';
 import type { Database } from './schema.ts';
 
+/** What changed: API keys (payload: the key's hash), organisations (id), the model catalog (model id or empty), a balance. */
+export const TOPICS = ['keys', 'orgs', 'catalog', 'balance'] as const;
+export type Topic = (typeof TOPICS)[number];
+
+/** Notices from other processes arrive as text; a topic this version does not know (a newer process's) is ignored. */
+export const isTopic = (value: string): value is Topic => (TOPICS as readonly string[]).includes(value);
+
+export type ChangeHandler = (topic: Topic, id: string) => void;
+
 /**
  * Tells every gateway process that cached state changed (a key revoked, a model edited), so each drops its copy at once.
- * Topics are short names (`keys`, `catalog`, `balance`); the payload is an id or empty.
+ * The payload is an id or empty.
  */
 export interface ChangeBus {
-  publish(topic: string, id: string): Promise<void>;
-  subscribe(handler: (topic: string, id: string) => void): void;
+  publish(topic: Topic, id: string): Promise<void>;
+  subscribe(handler: ChangeHandler): void;
   /** Readiness probe of a bus that has a server of its own (Redis). */
   ping?(): Promise<void>;
   close(): Promise<void>;
@@ -19,10 +28,10 @@ export interface ChangeBus {
 /** One process: changes are seen by this process only. */
 export class LocalChangeBus implements ChangeBus {
   private readonly emitter = new EventEmitter();
-  async publish(topic: string, id: string): Promise<void> {
+  async publish(topic: Topic, id: string): Promise<void> {
     this.emitter.emit('change', topic, id);
   }
-  subscribe(handler: (topic: string, id: string) => void): void {
+  subscribe(handler: ChangeHandler): void {
     this.emitter.on('change', handler);
   }
   async close(): Promise<void> {
@@ -51,18 +60,19 @@ export class RedisChangeBus implements ChangeBus {
     await bus.subscriber.subscribe(bus.channel);
     bus.subscriber.on('message', (_channel: string, message: string) => {
       const separator = message.indexOf(':');
-      void bus.local.publish(message.slice(0, separator), message.slice(separator + 1));
+      const topic = message.slice(0, separator);
+      if (isTopic(topic)) void bus.local.publish(topic, message.slice(separator + 1));
     });
     return bus;
   }
 
-  async publish(topic: string, id: string): Promise<void> {
+  async publish(topic: Topic, id: string): Promise<void> {
     // Apply locally first: the caller's own next request must already see the change.
     await this.local.publish(topic, id);
     await this.publisher.publish(this.channel, `${topic}:${id}`);
   }
 
-  subscribe(handler: (topic: string, id: string) => void): void {
+  subscribe(handler: ChangeHandler): void {
     this.local.subscribe(handler);
   }
 
@@ -99,14 +109,14 @@ export class DatabaseChangeBus implements ChangeBus {
     this.timer.unref();
   }
 
-  async publish(topic: string, id: string): Promise<void> {
+  async publish(topic: Topic, id: string): Promise<void> {
     const notice = { id: newId('job'), topic, subject: id, at: Date.now() };
     this.seen.set(notice.id, notice.at);
     await this.local.publish(topic, id);
     await this.db.insertInto('changes').values(notice).execute();
   }
 
-  subscribe(handler: (topic: string, id: string) => void): void {
+  subscribe(handler: ChangeHandler): void {
     this.local.subscribe(handler);
   }
 
@@ -119,7 +129,7 @@ export class DatabaseChangeBus implements ChangeBus {
       for (const row of rows) {
         if (this.seen.has(row.id)) continue;
         this.seen.set(row.id, Number(row.at));
-        await this.local.publish(row.topic, row.subject);
+        if (isTopic(row.topic)) await this.local.publish(row.topic, row.subject);
       }
       for (const [id, at] of this.seen) if (at < now - LOOK_BACK_MS * 2) this.seen.delete(id);
       if (Math.random() < 0.01) await this.db.deleteFrom('changes').where('at', '<', now - KEEP_MS).execute();

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { Job } from '../jobs/jobs.ts';
+import { jobMovesTo, type Job, type JobOutcome, type JobStatus } from '../jobs/jobs.ts';
 import { newId } from '../lib/ids.ts';
 import type { Engine } from './database.ts';
 import type { Database } from './schema.ts';
@@ -50,20 +50,27 @@ export class SqlJobsRepository {
     return result.rows.map((row) => ({ id: row.id, kind: row.kind, subjectId: row.subject_id, attempts: row.attempts, runAt: Number(row.run_at) }));
   }
 
-  /** Ends a job this worker holds; false when the lease was lost (another worker took it over). */
-  async finish(job: Job, worker: string, outcome: { status: 'done' | 'failed'; error?: string } | { status: 'pending'; runAt: number; error: string }, now: number): Promise<boolean> {
+  /**
+   * Ends a run of a job this worker holds, as its handler decided: `retry` counts a failed attempt, `wait` reschedules
+   * without counting one. Only allowed transitions are written (running → pending | done | failed); false when the lease was lost
+   * (another worker took it over).
+   */
+  async finish(job: Job, worker: string, outcome: JobOutcome, now: number): Promise<boolean> {
+    const status: JobStatus = outcome.type === 'retry' || outcome.type === 'wait' ? 'pending' : outcome.type;
     const result = await this.db
       .updateTable('jobs')
       .set({
-        status: outcome.status,
-        attempts: job.attempts + 1,
-        run_at: outcome.status === 'pending' ? outcome.runAt : job.runAt,
-        last_error: outcome.error ?? null,
+        status,
+        attempts: outcome.type === 'wait' ? job.attempts : job.attempts + 1,
+        run_at: outcome.type === 'retry' || outcome.type === 'wait' ? outcome.at : job.runAt,
+        // A wait keeps the last real failure visible to operators.
+        ...(outcome.type === 'wait' ? {} : { last_error: outcome.type === 'done' ? null : outcome.error }),
         locked_by: null,
         locked_until: null,
         updated_at: now,
       })
       .where('id', '=', job.id)
+      .where('status', 'in', jobMovesTo(status))
       .where('locked_by', '=', worker)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;

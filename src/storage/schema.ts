@@ -1,4 +1,6 @@
 import type { ColumnType } from 'kysely';
+import type { TaskStatus } from '../features/tasks/task.ts';
+import type { JobStatus } from '../jobs/jobs.ts';
 
 /**
  * Table types of the one query layer (Kysely) both engines share.
@@ -90,7 +92,7 @@ export interface TasksTable {
   payer_id: string;
   model: string;
   served_model: string;
-  status: 'idle' | 'processing' | 'done' | 'failed';
+  status: TaskStatus;
   percent: number;
   /** JSON: what the client asked for. */
   input: string;
@@ -112,7 +114,7 @@ export interface JobsTable {
   subject_id: string;
   /** Jobs with the same key run one at a time, oldest first; null for independent jobs. */
   queue_key: string | null;
-  status: 'pending' | 'running' | 'done' | 'failed';
+  status: JobStatus;
   attempts: number;
   run_at: number;
   locked_by: string | null;

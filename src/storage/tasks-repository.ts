@@ -1,7 +1,7 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { JsonObject } from '../core/chat-types.ts';
 import type { LedgerEntry } from '../features/billing/ledger.ts';
-import type { Task, TaskError, TaskFile, TaskResult } from '../features/tasks/task.ts';
+import { taskMovesTo, type Task, type TaskError, type TaskFile, type TaskResult } from '../features/tasks/task.ts';
 import type { SqlJobsRepository } from './jobs-repository.ts';
 import type { SqlLedgerRepository } from './ledger-repository.ts';
 import { moneyText } from './money-sql.ts';
@@ -56,14 +56,16 @@ export class SqlTasksRepository {
 
   /**
    * Settles a task: its new state, a refund when it failed, and its webhook job when it has a webhook URL —
-   * committed together, so a finished task always has its delivery queued and a failed one its refund.
+   * committed together, so a finished task always has its delivery queued and a failed one its refund. False, and
+   * nothing written, when the task may not move to the new status (it was settled already: no second refund).
    */
-  async settle(taskId: string, changes: Parameters<SqlTasksRepository['update']>[2], options: { refund?: LedgerEntry; webhookAt?: number }, now: number): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
-      await this.update(trx, taskId, changes, now);
+  async settle(taskId: string, changes: Parameters<SqlTasksRepository['update']>[2], options: { refund?: LedgerEntry; webhookAt?: number }, now: number): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      if (!(await this.update(trx, taskId, changes, now))) return false;
       // `refund` is any correction of the task's charge: a refund (positive) or a further charge (negative).
       if (options.refund) await this.ledger.append([options.refund], trx);
       if (options.webhookAt !== undefined) await this.jobs.enqueue(trx, { kind: 'webhook.task', subjectId: taskId, runAt: options.webhookAt }, now);
+      return true;
     });
   }
 
@@ -100,13 +102,14 @@ export class SqlTasksRepository {
     return row && toTask(row);
   }
 
+  /** Changes a task; a status change is written only from a status allowed to move to it (false when refused). */
   async update(
     executor: Executor,
     id: string,
     changes: Partial<Pick<Task, 'status' | 'percent' | 'result' | 'error' | 'webhookSecret' | 'cost'>>,
     now: number,
-  ): Promise<void> {
-    await executor
+  ): Promise<boolean> {
+    let query = executor
       .updateTable('tasks')
       .set({
         ...(changes.status !== undefined ? { status: changes.status } : {}),
@@ -117,8 +120,10 @@ export class SqlTasksRepository {
         ...(changes.cost !== undefined ? { cost_nano: changes.cost } : {}),
         updated_at: now,
       })
-      .where('id', '=', id)
-      .execute();
+      .where('id', '=', id);
+    if (changes.status !== undefined) query = query.where('status', 'in', taskMovesTo(changes.status));
+    const result = await query.executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
   }
 
   async saveFile(executor: Executor, file: TaskFile & { taskId: string; data: Buffer }, now: number): Promise<void> {

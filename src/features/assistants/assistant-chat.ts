@@ -9,11 +9,12 @@ import { tokenUsageFromChat } from '../inference/usage.ts';
 import type { Assistant } from './assistant.ts';
 import type { AssistantsService } from './assistants-service.ts';
 import { ChatCharges } from './chat-charges.ts';
+import { callToolWithTimeout } from './tools/tool-call.ts';
 import type { ToolContext, Toolset, ToolsetFactory } from './tools/toolset.ts';
 
 /** Tool rounds per message before the model must answer in words. */
 const MAX_ROUNDS = 6;
-/** A tool that takes longer than this answers the model with an error. */
+/** A tool that takes longer than this is aborted and answers the model with an error. */
 const TOOL_TIMEOUT_MS = 20_000;
 
 export interface AssistantChatInput {
@@ -167,17 +168,7 @@ export class AssistantChatService {
     } catch {
       return 'Error: the tool arguments were not valid JSON.';
     }
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      const timeout = new Promise<string>((resolve) => {
-        timer = setTimeout(() => resolve(`Error: the tool ${call.name} did not answer within ${TOOL_TIMEOUT_MS / 1000} s.`), TOOL_TIMEOUT_MS);
-      });
-      return await Promise.race([toolset.call(call.name, args, this.toolContext(turn)), timeout]);
-    } catch (error) {
-      return `Error: ${error instanceof Error ? error.message : String(error)}`;
-    } finally {
-      clearTimeout(timer);
-    }
+    return callToolWithTimeout(toolset, call.name, args, this.toolContext(turn), TOOL_TIMEOUT_MS);
   }
 
   /**

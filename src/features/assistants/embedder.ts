@@ -28,10 +28,11 @@ export class Embedder {
     return model && model.kind === 'embedding' ? model : undefined;
   }
 
-  async embed(texts: readonly string[], requestId: string): Promise<Embeddings | undefined> {
+  /** `signal` abandons the vendor call (a tool call out of time). */
+  async embed(texts: readonly string[], requestId: string, signal?: AbortSignal): Promise<Embeddings | undefined> {
     const model = this.model();
     if (!model || texts.length === 0) return undefined;
-    const response = await this.providers.get(model.provider).embeddings({ model: model.upstreamModel, input: [...texts] }, { requestId });
+    const response = await this.providers.get(model.provider).embeddings({ model: model.upstreamModel, input: [...texts] }, { requestId, ...(signal ? { signal } : {}) });
     const vectors = (response.data as JsonObject[])
       .slice()
       .sort((a, b) => Number(a.index ?? 0) - Number(b.index ?? 0))

@@ -35,7 +35,7 @@ export class BotOutboxDispatcher {
       const now = this.clock.now();
       const head = await this.bots.claimHead(bot.id, now, CLAIM_MS);
       if (!head) return { type: 'done' };
-      if ('waitUntil' in head) return { type: 'retry', at: head.waitUntil, error: 'waiting to retry the head of the queue' };
+      if ('waitUntil' in head) return { type: 'wait', at: head.waitUntil, reason: 'waiting to retry the head of the queue' };
       const failure = !bot.webhookUrl || !token ? 'the bot has no webhook URL configured' : await this.post(bot.webhookUrl, token, head.payload);
       if (failure === undefined) {
         await this.bots.markOutbound(head.id, { status: 'delivered', error: null }, this.clock.now());

@@ -1,20 +1,18 @@
-import type { ChatChunk, ChatRequest, ChatResponse, ChatUsage, JsonObject } from '../../core/chat-types.ts';
+import type { ChatRequest, ChatResponse, ChatUsage } from '../../core/chat-types.ts';
 import { estimateTokens, textOf } from '../../lib/token-estimate.ts';
 import type { ChatStream } from '../../providers/provider.ts';
-import { costNumbers, priceUsage, type Cost } from '../billing/pricing.ts';
+import { priceUsage } from '../billing/pricing.ts';
+import { ChatCompletionsRelay } from './chat-completions-relay.ts';
 import { chargeCall, prepareModelCall, type Caller, type ModelCall, type ModelCallDependencies } from './model-call.ts';
+import { withCosts, type PricedUsage } from './priced-usage.ts';
+import { relayStream } from './stream-relay.ts';
 import { tokenUsageFromChat } from './usage.ts';
 
 const CHAT_KINDS = ['chat'] as const;
 
-/** A usage block as the gateway returns it: the vendor's counts plus what they cost. */
-export type PricedUsage = ChatUsage & { prompt_cost: number; completion_cost: number; total_cost: number };
-
-export const withCosts = (usage: ChatUsage, cost: Cost): PricedUsage => ({ ...usage, ...costNumbers(cost) });
-
 /**
  * POST /v1/chat/completions: resolves the model, forwards to its provider, prices the vendor's usage with the requested
- * model's prices and books one ledger entry. Streams are relayed frame by frame; see `stream`.
+ * model's prices and books one ledger entry. Streams are relayed frame by frame; see `relay`.
  */
 export class ChatCompletionsService {
   constructor(private readonly dependencies: ModelCallDependencies) {}
@@ -50,74 +48,14 @@ export class ChatCompletionsService {
     return call.provider.chatCompletionStream(upstream, { requestId: call.caller.requestId, signal });
   }
 
-  /**
-   * Relays an upstream stream as SSE `data` payloads, ending with `[DONE]` when the vendor finished. Frames pass unchanged unless a rule applies: retirement (`model`
-   * replaced in every frame, `warnings` in the first), and the usage frame (costs added; dropped when the client did not ask
-   * for usage). The charge is booked when the relay ends for any reason — finished, vendor error, or client gone (`return()`
-   * on this generator) — from the vendor's usage, or estimated from what was produced when the stream broke off first.
-   */
-  async *relay(call: ModelCall, request: ChatRequest, stream: ChatStream): AsyncGenerator<string> {
-    const { resolution } = call;
-    const clientWantsUsage = request.stream_options?.include_usage === true;
-    const redirected = resolution.warning !== null;
-    let usage: ChatUsage | undefined;
-    let produced = '';
-    let first = true;
-    try {
-      for await (const event of stream) {
-        if (event.kind === 'error') {
-          yield JSON.stringify({ error: event.error });
-          return;
-        }
-        const chunk = event.chunk;
-        for (const choice of chunk.choices ?? []) produced += deltaText(choice.delta);
-        if (chunk.usage) usage = chunk.usage;
-        const isUsageFrame = chunk.usage != null && (chunk.choices?.length ?? 0) === 0;
-        if (isUsageFrame && !clientWantsUsage) continue;
-        const rewrite = redirected || isUsageFrame || (!clientWantsUsage && 'usage' in chunk);
-        if (!rewrite) {
-          first = false;
-          yield event.raw;
-          continue;
-        }
-        // The `usage: null` the vendor puts on every frame (because the gateway asked for usage) is cut from the text
-        // instead of re-serialising the frame.
-        if (!redirected && !isUsageFrame && chunk.usage === null) {
-          const cut = event.raw.replace(',"usage":null', '');
-          if (cut.length !== event.raw.length) {
-            first = false;
-            yield cut;
-            continue;
-          }
-        }
-        const out: ChatChunk & { warnings?: unknown[] } = { ...chunk };
-        if (!clientWantsUsage) delete out.usage;
-        if (redirected) out.model = resolution.requested.id;
-        if (redirected && first) out.warnings = [resolution.warning];
-        if (isUsageFrame && usage) out.usage = withCosts(usage, priceUsage(resolution.billed, tokenUsageFromChat(usage)));
-        first = false;
-        yield JSON.stringify(out);
-      }
-      yield '[DONE]';
-    } finally {
-      stream.close();
+  /** Relays an upstream stream to the client as SSE frames (rules: ChatCompletionsRelay); the charge is booked once at its end. */
+  relay(call: ModelCall, request: ChatRequest, stream: ChatStream): AsyncGenerator<string> {
+    const dialect = new ChatCompletionsRelay(call, request, (usage, produced) => {
       const tokens = tokenUsageFromChat(usage ?? estimateUsage(request, produced));
-      chargeCall(this.dependencies, call, priceUsage(resolution.billed, tokens), tokens, 'chat.completions');
-    }
+      chargeCall(this.dependencies, call, priceUsage(call.resolution.billed, tokens), tokens, 'chat.completions');
+    });
+    return relayStream(stream, () => stream.close(), dialect);
   }
-}
-
-function deltaText(delta: JsonObject | undefined): string {
-  if (!delta) return '';
-  let text = typeof delta.content === 'string' ? delta.content : '';
-  if (Array.isArray(delta.tool_calls)) {
-    for (const call of delta.tool_calls as JsonObject[]) {
-      const fn = call.function as JsonObject | undefined;
-      if (typeof fn?.name === 'string') text += fn.name;
-      if (typeof fn?.arguments === 'string') text += fn.arguments;
-    }
-  }
-  return text;
 }
 
 function completionText(response: ChatResponse): string {

@@ -1,46 +1,67 @@
 import type { Readable } from 'node:stream';
+import type { EventSourceMessage } from 'eventsource-parser';
 import type { JsonObject } from '../../core/chat-types.ts';
 import { sseFrame } from '../../lib/sse-writer.ts';
 import { readServerSentEvents } from '../../providers/sse-reader.ts';
 import type { MessagesService, PreparedMessages } from './messages.ts';
+import { relayStream, type RelayDialect } from './stream-relay.ts';
 
 /**
- * Relays a Messages stream frame by frame as it arrives. Frames pass as they came except `message_start` when the model was
- * redirected (its `model` replaced, `warnings` added — the only frame that carries either). Usage is read from
- * `message_start` and from each `message_delta`, whose counts are cumulative: the last one wins, nothing is added twice.
- * The charge is booked when the relay ends for any reason (finished, vendor `error` event, client gone, connection lost).
+ * Messages stream frames as the client gets them: as they came, except `message_start` when the model was redirected
+ * (its `model` replaced, `warnings` added — the only frame that carries either). Usage is read from `message_start` and
+ * from each `message_delta`, whose counts are cumulative: the last one wins, nothing is added twice. Only those frames
+ * and `content_block_delta` (text produced, for an estimate when the stream breaks off) are parsed.
  */
-export async function* relayMessagesStream(service: MessagesService, prepared: PreparedMessages, body: Readable): AsyncGenerator<string> {
-  const { resolution } = prepared.call;
-  let usage: JsonObject | undefined;
-  let outputSeen = false;
-  let produced = '';
-  try {
-    for await (const message of readServerSentEvents(body)) {
-      const event = message.event ?? 'message';
-      if (event === 'message_start') {
-        const data = JSON.parse(message.data) as JsonObject & { message?: JsonObject };
-        usage = { ...((data.message?.usage as JsonObject | undefined) ?? {}) };
-        if (resolution.warning && data.message) {
-          yield sseFrame(JSON.stringify({ ...data, message: { ...data.message, model: resolution.requested.id }, warnings: [resolution.warning] }), event);
-          continue;
-        }
-      } else if (event === 'message_delta') {
-        const data = JSON.parse(message.data) as JsonObject;
-        const delta = data.usage as JsonObject | undefined;
-        if (delta) {
-          usage = { ...(usage ?? {}), ...delta };
-          if (typeof delta.output_tokens === 'number') outputSeen = true;
-        }
-      } else if (event === 'content_block_delta') {
-        const data = JSON.parse(message.data) as { delta?: JsonObject };
-        const delta = data.delta;
-        if (delta) produced += (delta.text ?? delta.partial_json ?? delta.thinking ?? '') as string;
+class MessagesRelay implements RelayDialect<EventSourceMessage> {
+  private usage: JsonObject | undefined;
+  private outputSeen = false;
+  private produced = '';
+
+  constructor(
+    private readonly service: MessagesService,
+    private readonly prepared: PreparedMessages,
+  ) {}
+
+  frame(message: EventSourceMessage): string {
+    const { resolution } = this.prepared.call;
+    const event = message.event ?? 'message';
+    if (event === 'message_start') {
+      const data = JSON.parse(message.data) as JsonObject & { message?: JsonObject };
+      this.usage = { ...((data.message?.usage as JsonObject | undefined) ?? {}) };
+      if (resolution.warning && data.message) {
+        return sseFrame(JSON.stringify({ ...data, message: { ...data.message, model: resolution.requested.id }, warnings: [resolution.warning] }), event);
       }
-      yield sseFrame(message.data, event);
+    } else if (event === 'message_delta') {
+      const delta = (JSON.parse(message.data) as JsonObject).usage as JsonObject | undefined;
+      if (delta) {
+        this.usage = { ...(this.usage ?? {}), ...delta };
+        if (typeof delta.output_tokens === 'number') this.outputSeen = true;
+      }
+    } else if (event === 'content_block_delta') {
+      const delta = (JSON.parse(message.data) as { delta?: JsonObject }).delta;
+      if (delta) this.produced += (delta.text ?? delta.partial_json ?? delta.thinking ?? '') as string;
     }
-  } finally {
-    if (!body.destroyed) body.destroy();
-    service.chargeStream(prepared, usage, outputSeen, produced);
+    return sseFrame(message.data, event);
   }
+
+  /** The vendor's `error` event is relayed like any frame; the vendor ends the stream after it. */
+  ends(): boolean {
+    return false;
+  }
+
+  finished(): undefined {
+    return undefined;
+  }
+
+  charge(): void {
+    this.service.chargeStream(this.prepared, this.usage, this.outputSeen, this.produced);
+  }
+}
+
+/** Relays a Messages stream frame by frame as it arrives; the charge is booked once when the relay ends for any reason. */
+export function relayMessagesStream(service: MessagesService, prepared: PreparedMessages, body: Readable): AsyncGenerator<string> {
+  const close = (): void => {
+    if (!body.destroyed) body.destroy();
+  };
+  return relayStream(readServerSentEvents(body), close, new MessagesRelay(service, prepared));
 }

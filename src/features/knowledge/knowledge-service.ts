@@ -104,9 +104,9 @@ export class KnowledgeService {
    * order). There is no similarity floor: the model is given the best the base has and judges its relevance itself.
    * Returns undefined when no embedding model is configured.
    */
-  async retrieve(baseId: string, query: string, limit: number, requestId: string): Promise<Retrieval | undefined> {
+  async retrieve(baseId: string, query: string, limit: number, requestId: string, signal?: AbortSignal): Promise<Retrieval | undefined> {
     if (!query.trim()) return { excerpts: [], embeddingTokens: 0, cost: 0n };
-    const embedded = await this.embedder.embed([query], requestId);
+    const embedded = await this.embedder.embed([query], requestId, signal);
     const vector = embedded?.vectors[0];
     if (!embedded || !vector) return undefined;
     const scored = (await this.repository.chunksOf(baseId)).map((chunk) => ({ chunk, score: cosine(vector, chunk.embedding) }));

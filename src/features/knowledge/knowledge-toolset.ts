@@ -60,7 +60,7 @@ export class KnowledgeToolset implements Toolset {
   }
 
   private async retrieve(query: string, context: ToolContext): Promise<Retrieval | undefined> {
-    const retrieval = await this.service.retrieve(this.base.id, query, this.link.chunks, context.caller.requestId);
+    const retrieval = await this.service.retrieve(this.base.id, query, this.link.chunks, context.caller.requestId, context.signal);
     if (retrieval && retrieval.embeddingTokens > 0) context.charges.addEmbedding(retrieval.embeddingTokens, retrieval.cost);
     return retrieval;
   }

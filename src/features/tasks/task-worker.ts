@@ -63,7 +63,7 @@ export class TaskWorker {
       const polls = (task.result?.polls ?? 0) + 1;
       if (polls > MAX_POLLS) return this.fail(task, { code: 'timeout', message: 'The vendor did not finish in time.' });
       await repository.update(repository.db, task.id, { percent: step.percent, result: { files: [], vendorId: step.vendorId, polls } }, clock.now());
-      return { type: 'retry', at: clock.now() + POLL_MS, error: 'waiting for the vendor' };
+      return { type: 'wait', at: clock.now() + POLL_MS, reason: 'waiting for the vendor' };
     }
     const files = await this.store(task, step.files);
     const now = clock.now();

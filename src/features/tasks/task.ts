@@ -56,3 +56,16 @@ export const IMAGE_ACTIONS = ['upscale_1', 'upscale_2', 'upscale_3', 'upscale_4'
 export type ImageAction = (typeof IMAGE_ACTIONS)[number];
 
 export const isFinished = (task: Task): boolean => task.status === 'done' || task.status === 'failed';
+
+const TASK_TRANSITIONS: Readonly<Record<TaskStatus, readonly TaskStatus[]>> = {
+  // A task may fail before it starts (its model left the catalog).
+  idle: ['processing', 'failed'],
+  processing: ['done', 'failed'],
+  // Finished is final: a settled task is never run, charged or refunded again.
+  done: [],
+  failed: [],
+};
+
+/** DESIGN §5's transitions: the statuses from which a task may move to `status` (the repository writes only these). */
+export const taskMovesTo = (status: TaskStatus): TaskStatus[] =>
+  (Object.keys(TASK_TRANSITIONS) as TaskStatus[]).filter((from) => TASK_TRANSITIONS[from].includes(status));

@@ -17,10 +17,7 @@ export function registerChatCompletionsRoute(app: FastifyInstance, services: Ser
     if (!chat.stream) return services.chat.complete(call, chat);
     const abort = clientAbort(reply);
     const stream = await services.chat.openStream(call, chat, abort.signal);
-    const frames = (async function* () {
-      for await (const payload of services.chat.relay(call, chat, stream)) yield sseFrame(payload);
-    })();
-    await sendEventStream(request, reply, frames, abort, (error) => sseFrame(JSON.stringify(renderErrorA(error))));
+    await sendEventStream(request, reply, services.chat.relay(call, chat, stream), abort, (error) => sseFrame(JSON.stringify(renderErrorA(error))));
     return reply;
   });
 }

@@ -9,6 +9,7 @@ import { GatewayError } from '../../core/errors.ts';
 import { systemClock, unixSeconds, type Clock } from '../../lib/clock.ts';
 import type { HttpClient, UpstreamResponse } from '../http-client.ts';
 import type { CallOptions, ChatStream, Provider } from '../provider.ts';
+import { openChatStream } from '../chat-stream.ts';
 import { readServerSentEvents } from '../sse-reader.ts';
 import { UpstreamError } from '../upstream-error.ts';
 import { anthropicMessageSchema } from './anthropic-api-schemas.ts';
@@ -42,46 +43,22 @@ export class AnthropicChatProvider implements Provider {
     return convertFromAnthropicResponse(message.data, unixSeconds(this.clock));
   }
 
-  async chatCompletionStream(request: ChatRequest, options: CallOptions): Promise<ChatStream> {
+  chatCompletionStream(request: ChatRequest, options: CallOptions): Promise<ChatStream> {
     const body = convertToAnthropicMessages({ ...request, stream: true });
     const converter = new AnthropicStreamToChunks({
       includeUsage: request.stream_options?.include_usage === true,
       createdSeconds: unixSeconds(this.clock),
     });
-    const controller = new AbortController();
-    const abort = (): void => controller.abort();
-    if (options.signal?.aborted) controller.abort();
-    options.signal?.addEventListener('abort', abort, { once: true });
-    let response: UpstreamResponse;
-    try {
-      response = await this.send(body, options.requestId, controller.signal, { accept: 'text/event-stream' });
-    } catch (error) {
-      options.signal?.removeEventListener('abort', abort);
-      throw error;
-    }
-    const stream = response.body;
-    async function* events(): AsyncGenerator<ChatStreamEvent> {
-      try {
-        for await (const message of readServerSentEvents(stream)) {
-          const event = parseAnthropicStreamEvent(message.data);
-          if (!event) continue;
-          yield* converter.convert(event);
-          // Both end the message; nothing the vendor might still send belongs to it.
-          if (event.type === 'message_stop' || event.type === 'error') return;
-        }
-      } finally {
-        options.signal?.removeEventListener('abort', abort);
-        if (!stream.destroyed) stream.destroy();
+    async function* events(stream: UpstreamResponse['body']): AsyncGenerator<ChatStreamEvent> {
+      for await (const message of readServerSentEvents(stream)) {
+        const event = parseAnthropicStreamEvent(message.data);
+        if (!event) continue;
+        yield* converter.convert(event);
+        // Both end the message; nothing the vendor might still send belongs to it.
+        if (event.type === 'message_stop' || event.type === 'error') return;
       }
     }
-    const iterator = events();
-    return {
-      [Symbol.asyncIterator]: () => iterator,
-      close: () => {
-        controller.abort();
-        if (!stream.destroyed) stream.destroy();
-      },
-    };
+    return openChatStream(options.signal, (signal) => this.send(body, options.requestId, signal, { accept: 'text/event-stream' }), events);
   }
 
   embeddings(): Promise<EmbeddingsResponse> {

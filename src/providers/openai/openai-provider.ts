@@ -9,8 +9,9 @@ import type {
   ModerationRequest,
   ModerationResponse,
 } from '../../core/chat-types.ts';
-import type { HttpClient } from '../http-client.ts';
+import type { HttpClient, UpstreamResponse } from '../http-client.ts';
 import type { CallOptions, ChatStream, Provider } from '../provider.ts';
+import { openChatStream } from '../chat-stream.ts';
 import { readServerSentEvents } from '../sse-reader.ts';
 import { UpstreamError } from '../upstream-error.ts';
 import { openAiHeaders, openAiUrl, type OpenAiEndpoint } from './openai-api.ts';
@@ -29,43 +30,11 @@ export class OpenAiProvider implements Provider {
     return this.postJson<ChatResponse>('/chat/completions', request, options);
   }
 
-  async chatCompletionStream(request: ChatRequest, options: CallOptions): Promise<ChatStream> {
-    const controller = new AbortController();
-    const abort = (): void => controller.abort();
-    options.signal?.addEventListener('abort', abort, { once: true });
-    const response = await this.http.send(openAiUrl(this.endpoint, '/chat/completions'), {
-      headers: { ...openAiHeaders(this.endpoint, options.requestId), accept: 'text/event-stream' },
-      body: JSON.stringify(request),
-      signal: controller.signal,
-    });
-    const body = response.body;
-    async function* events(): AsyncGenerator<ChatStreamEvent> {
-      try {
-        for await (const message of readServerSentEvents(body)) {
-          if (message.data === '[DONE]') return;
-          let parsed: unknown;
-          try {
-            parsed = JSON.parse(message.data);
-          } catch {
-            throw new UpstreamError(502, message.data, 'text/plain', 'upstream sent a frame that is not JSON');
-          }
-          const object = parsed as JsonObject;
-          if (object.error && typeof object.error === 'object') yield { kind: 'error', error: object.error as JsonObject, raw: message.data };
-          else yield { kind: 'chunk', chunk: object as ChatChunk, raw: message.data };
-        }
-      } finally {
-        options.signal?.removeEventListener('abort', abort);
-        if (!body.destroyed) body.destroy();
-      }
-    }
-    const iterator = events();
-    return {
-      [Symbol.asyncIterator]: () => iterator,
-      close: () => {
-        controller.abort();
-        if (!body.destroyed) body.destroy();
-      },
-    };
+  chatCompletionStream(request: ChatRequest, options: CallOptions): Promise<ChatStream> {
+    const url = openAiUrl(this.endpoint, '/chat/completions');
+    const headers = { ...openAiHeaders(this.endpoint, options.requestId), accept: 'text/event-stream' };
+    const body = JSON.stringify(request);
+    return openChatStream(options.signal, (signal) => this.http.send(url, { headers, body, signal }), openAiStreamEvents);
   }
 
   embeddings(request: EmbeddingsRequest, options: CallOptions): Promise<EmbeddingsResponse> {
@@ -83,5 +52,21 @@ export class OpenAiProvider implements Provider {
       ...(options.signal ? { signal: options.signal } : {}),
     });
     return this.http.json<T>(response);
+  }
+}
+
+/** OpenAI's chat stream as canonical events: each `data` frame parsed once, `[DONE]` ends it. */
+async function* openAiStreamEvents(body: UpstreamResponse['body']): AsyncGenerator<ChatStreamEvent> {
+  for await (const message of readServerSentEvents(body)) {
+    if (message.data === '[DONE]') return;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(message.data);
+    } catch {
+      throw new UpstreamError(502, message.data, 'text/plain', 'upstream sent a frame that is not JSON');
+    }
+    const object = parsed as JsonObject;
+    if (object.error && typeof object.error === 'object') yield { kind: 'error', error: object.error as JsonObject, raw: message.data };
+    else yield { kind: 'chunk', chunk: object as ChatChunk, raw: message.data };
   }
 }

@@ -19,6 +19,7 @@ export interface ToolContext {
   message: string;
   /** Where tools add what they cost (knowledge-base embeddings); it is charged with the chat. */
   charges: ChatCharges;
+  /** Aborted when the chat turn is cancelled (client gone) or, inside `call`, when the call's time is up: stop the work then. */
   signal: AbortSignal;
 }
 
@@ -31,7 +32,7 @@ export interface Toolset {
   readonly definitions: readonly ToolDefinition[];
   /** Text added to the system prompt for this turn (e.g. knowledge retrieved with requestFrequency `always`). */
   systemContext?(context: ToolContext): Promise<string | undefined>;
-  /** Runs one call; the returned text goes back to the model as the tool result. */
+  /** Runs one call; the returned text goes back to the model as the tool result. Honours `context.signal`. */
   call(name: string, args: JsonObject, context: ToolContext): Promise<string>;
   close(): Promise<void>;
 }
