@@ -1,18 +1,11 @@
 import { EventEmitter } from 'node:events';
 import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
+import type { ChangeBus } from '../lib/change-bus.ts';
 import { newId } from '../lib/ids.ts';
 import type { Database } from './schema.ts';
 
-/**
- * Tells every gateway process that cached state changed (a key revoked, a model edited), so each drops its copy at once.
- * Topics are short names (`keys`, `catalog`, `balance`); the payload is an id or empty.
- */
-export interface ChangeBus {
-  publish(topic: string, id: string): Promise<void>;
-  subscribe(handler: (topic: string, id: string) => void): void;
-  close(): Promise<void>;
-}
+export type { ChangeBus } from '../lib/change-bus.ts';
 
 /** One process: changes are seen by this process only. */
 export class LocalChangeBus implements ChangeBus {

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { Job } from '../jobs/jobs.ts';
+import type { Job, JobFinish, JobQueue } from '../jobs/jobs.ts';
 import { newId } from '../lib/ids.ts';
 import type { Engine } from './database.ts';
 import type { Database } from './schema.ts';
@@ -11,7 +11,7 @@ type Executor = Kysely<Database> | Transaction<Database>;
  * the job is taken again. On PostgreSQL the lease skips rows other workers hold (`FOR UPDATE SKIP LOCKED`), so several
  * gateway processes never run one job twice at the same time; SQLite serialises writers by itself.
  */
-export class SqlJobsRepository {
+export class SqlJobsRepository implements JobQueue {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly engine: Engine,
@@ -51,7 +51,7 @@ export class SqlJobsRepository {
   }
 
   /** Ends a job this worker holds; false when the lease was lost (another worker took it over). */
-  async finish(job: Job, worker: string, outcome: { status: 'done' | 'failed'; error?: string } | { status: 'pending'; runAt: number; error: string }, now: number): Promise<boolean> {
+  async finish(job: Job, worker: string, outcome: JobFinish, now: number): Promise<boolean> {
     const result = await this.db
       .updateTable('jobs')
       .set({

@@ -2,7 +2,7 @@ import { GatewayError } from '../../core/errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
 import type { Money } from '../../lib/money.ts';
-import type { ChangeBus } from '../../storage/change-bus.ts';
+import type { ChangeBus } from '../../lib/change-bus.ts';
 import type { BalanceBook } from '../billing/balance-book.ts';
 import type { LedgerEntry, LedgerRepository } from '../billing/ledger.ts';
 import type { AccountRef, AccountsRepository, Org, Role, User } from './accounts.ts';

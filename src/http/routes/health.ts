@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../../app.ts';
+import type { Metrics } from '../../lib/metrics.ts';
 
-export function registerHealthRoutes(app: FastifyInstance, services: Services): void {
+export function registerHealthRoutes(app: FastifyInstance, metrics: Metrics): void {
   app.get('/healthz', { config: { auth: 'none', name: 'healthz' } }, async () => ({ ok: true }));
   app.get('/metrics', { config: { auth: 'none', name: 'metrics' } }, async (_request, reply) => {
-    reply.type(services.metrics.registry.contentType);
-    return services.metrics.registry.metrics();
+    reply.type(metrics.registry.contentType);
+    return metrics.registry.metrics();
   });
 }
