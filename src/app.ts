@@ -99,12 +99,9 @@ export interface Services {
   toolsets: ToolsetFactory[];
   embedder: Embedder;
   knowledge: KnowledgeService;
-  assistantsRepository: SqlAssistantsRepository;
   chatbot: ChatbotService;
   limiter: RateLimiter;
   runner: JobRunner;
-  /** The dependencies every model call shares (for routes that compose their own call, e.g. transcriptions). */
-  callDependencies: ModelCallDependencies;
   /** The gateway's public base URL (result file links, webhook bodies): TOLLGATE_PUBLIC_URL, else the listening address. */
   publicUrl: { base: string };
   fileUrl: FileUrl;
@@ -164,7 +161,6 @@ export function createServices(dependencies: AppDependencies): Services {
     accounts,
     assistants,
     assistantChat,
-    assistantsRepository,
     limiter: dependencies.limiter ?? new MemoryRateLimiter(clock),
     chatbot,
     toolsets,
@@ -182,7 +178,6 @@ export function createServices(dependencies: AppDependencies): Services {
     media: new MediaTasksService(tasks, catalog, completions, clock, { generateWaitMs: config.generateWaitMs }),
     transcriptions: new TranscriptionService(callDependencies, tasks),
     runner,
-    callDependencies,
     publicUrl,
     fileUrl,
     metrics,

@@ -90,7 +90,9 @@ export class AccountsService {
     return this.ledger.balance(account);
   }
 
+  /** The account's ledger, newest first; an unknown account is a 404, not an empty list. */
   async entries(account: AccountRef, limit = 1000): Promise<LedgerEntry[]> {
+    if (!(await this.exists(account))) throw new GatewayError('not_found', `No such account '${account.id}'.`);
     await this.book.flush();
     return this.ledger.entries(account, limit);
   }

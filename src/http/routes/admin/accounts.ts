@@ -78,7 +78,6 @@ export function registerAccountRoutes(app: FastifyInstance, services: { accounts
 
   app.get('/admin/v1/ledger', async (request) => {
     const account = accountOf(parseOrThrow(accountQuery, request.query));
-    if (!(await accounts.exists(account))) throw new GatewayError('not_found', `No such account '${account.id}'.`);
     const entries = await accounts.entries(account);
     return {
       object: 'list',
