@@ -31,7 +31,10 @@ import { SqlAssistantsRepository } from './storage/assistants-repository.ts';
 import type { ModelCallDependencies } from './features/inference/model-call.ts';
 import type { FileUrl } from './features/tasks/task-views.ts';
 import { TaskWorker } from './features/tasks/task-worker.ts';
+import { MediaTasksService } from './features/tasks/media-tasks-service.ts';
+import { TaskCompletions } from './features/tasks/task-completions.ts';
 import { TasksService } from './features/tasks/tasks-service.ts';
+import { TranscriptionService } from './features/tasks/transcription-service.ts';
 import { WebhookDispatcher } from './features/webhooks/webhook-dispatcher.ts';
 import { registerFileRoutes } from './http/routes/files.ts';
 import { registerImagegenRoutes } from './http/routes/imagegen.ts';
@@ -97,18 +100,17 @@ export interface Services {
   moderations: ModerationsService;
   messages: MessagesService;
   tasks: TasksService;
+  media: MediaTasksService;
+  transcriptions: TranscriptionService;
   assistants: AssistantsService;
   assistantChat: AssistantChatService;
   /** Toolsets assistants may use (knowledge base, MCP, API functions, SQL store); extended by their features. */
   toolsets: ToolsetFactory[];
   embedder: Embedder;
   knowledge: KnowledgeService;
-  assistantsRepository: SqlAssistantsRepository;
   chatbot: ChatbotService;
   limiter: RateLimiter;
   runner: JobRunner;
-  /** The dependencies every model call shares (for routes that compose their own call, e.g. transcriptions). */
-  callDependencies: ModelCallDependencies;
   /** The gateway's public base URL (result file links, webhook bodies): TOLLGATE_PUBLIC_URL, else the listening address. */
   publicUrl: { base: string };
   fileUrl: FileUrl;
@@ -144,7 +146,8 @@ export function createServices(dependencies: AppDependencies): Services {
   const publicUrl = { base: config.publicUrl ?? `http://${config.host}:${config.port}` };
   const fileUrl: FileUrl = (id) => `${publicUrl.base.replace(/\/+$/, '')}/v1/files/${id}`;
   const runner = new JobRunner(jobs, clock, logger.child({ component: 'jobs' }), { pollMs: 250, leaseMs: 120_000, concurrency: 8 });
-  runner.handle('task.run', new TaskWorker({ repository: tasksRepository, providers, catalog, book, clock, logger }).run);
+  const completions = new TaskCompletions();
+  runner.handle('task.run', new TaskWorker({ repository: tasksRepository, providers, catalog, book, clock, logger, completions }).run);
   runner.handle(
     'webhook.task',
     new WebhookDispatcher(tasksRepository, secrets, clock, logger.child({ component: 'webhooks' }), {
@@ -157,23 +160,23 @@ export function createServices(dependencies: AppDependencies): Services {
   const assistantsRepository = new SqlAssistantsRepository(storage.db);
   const knowledge = new KnowledgeService(new SqlKnowledgeRepository(storage.db), embedder, book, clock);
   const assistants = new AssistantsService(assistantsRepository, accounts, catalog, embedder, book, clock, logger.child({ component: 'assistants' }), knowledge);
-  const toolsets = createToolsetFactories({ config, storage, calls: callDependencies, embedder, logger });
+  const toolsets = createToolsetFactories({ config, knowledge, logger });
   const assistantChat = new AssistantChatService(callDependencies, assistants, assistantsRepository, toolsets);
   const bots = new SqlBotsRepository(storage.db, jobs);
-  const chatbot = new ChatbotService(bots, book, secrets, clock, config.allowPrivateUrls);
+  const chatbot = new ChatbotService(bots, book, secrets, clock, config.allowPrivateUrls, accounts, assistantsRepository);
+  const tasks = new TasksService(callDependencies, tasksRepository, secrets, config.allowPrivateUrls, config.imagineModel);
   runner.handle('bot.reply', new BotReplyWorker({ bots, assistants: assistantsRepository, chat: assistantChat, catalog, book, clock, logger: logger.child({ component: 'chatbot' }) }).run);
   runner.handle('bot.deliver', new BotOutboxDispatcher(bots, secrets, clock, logger.child({ component: 'chatbot' }), { allowPrivateUrls: config.allowPrivateUrls, timeoutMs: config.webhookTimeoutMs }).deliver);
   return {
     accounts,
     assistants,
     assistantChat,
-    assistantsRepository,
     limiter: dependencies.limiter ?? new MemoryRateLimiter(clock),
     chatbot,
     toolsets,
     embedder,
     knowledge,
-    keys: new KeysService(new SqlKeysRepository(storage.db), bus, clock),
+    keys: new KeysService(new SqlKeysRepository(storage.db), bus, clock, accounts, catalog),
     catalog,
     providers,
     book,
@@ -181,9 +184,10 @@ export function createServices(dependencies: AppDependencies): Services {
     embeddings: new EmbeddingsService(callDependencies),
     moderations: new ModerationsService(callDependencies),
     messages: new MessagesService(callDependencies, accounts, dependencies.hashSecret),
-    tasks: new TasksService(callDependencies, tasksRepository, secrets, config.allowPrivateUrls),
+    tasks,
+    media: new MediaTasksService(tasks, catalog, completions, clock, { generateWaitMs: config.generateWaitMs }),
+    transcriptions: new TranscriptionService(callDependencies, tasks),
     runner,
-    callDependencies,
     publicUrl,
     fileUrl,
     metrics,
@@ -197,6 +201,25 @@ export function createServices(dependencies: AppDependencies): Services {
 
 /** Deeper JSON bodies are refused with a 400 (real requests, tool schemas included, stay far below). */
 const MAX_JSON_DEPTH = 256;
+
+/** Each route module gets the service it serves, never the whole set (the routes are doors onto the services). */
+function registerRoutes(server: FastifyInstance, services: Services): void {
+  const { clock, fileUrl } = services;
+  registerHealthRoutes(server, services.metrics, services.readiness);
+  registerModelsRoute(server, services.catalog, clock);
+  registerChatCompletionsRoute(server, services.chat);
+  registerEmbeddingsRoute(server, services.embeddings);
+  registerModerationsRoute(server, services.moderations);
+  registerMessagesRoutes(server, services.messages);
+  registerImagegenRoutes(server, services.tasks, fileUrl);
+  registerMediaRoutes(server, services.media, { fileUrl, clock, currency: services.config.currency });
+  registerTranscriptionRoutes(server, services.transcriptions, fileUrl);
+  registerFileRoutes(server, services.tasks);
+  registerAssistantRoutes(server, { assistants: services.assistants, assistantChat: services.assistantChat, models: services.catalog });
+  registerKnowledgeRoutes(server, services.knowledge);
+  registerChatbotRoutes(server, services.chatbot);
+  registerAdminRoutes(server, { accounts: services.accounts, keys: services.keys, catalog: services.catalog, chatbot: services.chatbot, tasks: services.tasks, clock });
+}
 
 /** Wires the gateway; never listens (main.ts does, tests use a random port or inject()). */
 export async function buildApp(dependencies: AppDependencies): Promise<App> {
@@ -223,20 +246,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<App> {
   await server.register(multipart, { limits: { fileSize: dependencies.config.bodyLimitBytes, files: 2, fields: 50 } });
   registerErrorHandling(server);
   registerAuth(server, services.keys, dependencies.adminTokenHash, services.limiter, dependencies.clock);
-  registerHealthRoutes(server, services);
-  registerModelsRoute(server, services);
-  registerChatCompletionsRoute(server, services);
-  registerEmbeddingsRoute(server, services);
-  registerModerationsRoute(server, services);
-  registerMessagesRoutes(server, services);
-  registerImagegenRoutes(server, services);
-  registerMediaRoutes(server, services);
-  registerTranscriptionRoutes(server, services);
-  registerFileRoutes(server, services);
-  registerAssistantRoutes(server, services);
-  registerKnowledgeRoutes(server, services);
-  registerChatbotRoutes(server, services);
-  registerAdminRoutes(server, services);
+  registerRoutes(server, services);
   await server.ready();
 
   return {

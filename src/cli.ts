@@ -104,7 +104,6 @@ program
   .option('--webhook <url>', "the chat service's webhook for replies")
   .action((options: { user: string; assistant: string; org?: string; webhook?: string }) =>
     withServices(async (services) => {
-      if (!(await services.assistantsRepository.get(options.assistant))) throw new Error(`no assistant ${options.assistant}`);
       const { bot, token } = await services.chatbot.create({ userId: options.user, orgId: options.org ?? null, assistantId: options.assistant, webhookUrl: options.webhook ?? null });
       print({ id: bot.id, token, assistantId: bot.assistantId, webhookUrl: bot.webhookUrl });
     }),

@@ -46,3 +46,51 @@ test('the CLI creates users, keys and credits on the database a gateway then ser
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+/** The CLI and the admin API are doors onto the same service methods: a rule one enforces, the other enforces too. */
+test('keys create and bots create refuse a user outside the org, and unknown allowed models, at the CLI as at the admin API', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tollgate-cli-'));
+  const env = { ...process.env, DATA_DIR: dir, DATABASE_URL: `sqlite:${join(dir, 'cli.db')}`, TOLLGATE_LOG_LEVEL: 'silent' };
+  const cli = async (...args: string[]): Promise<Record<string, unknown>> => {
+    const { stdout } = await run(process.execPath, [BIN, ...args], { env });
+    return JSON.parse(stdout) as Record<string, unknown>;
+  };
+  const cliFails = async (args: string[], message: RegExp): Promise<void> => {
+    await assert.rejects(run(process.execPath, [BIN, ...args], { env }), (error: { code?: number; stderr?: string }) => {
+      assert.equal(error.code, 1);
+      assert.match(error.stderr ?? '', message);
+      return true;
+    });
+  };
+  try {
+    await cli('models', 'import');
+    const owner = await cli('users', 'create', '--name', 'owner');
+    const outsider = await cli('users', 'create', '--name', 'outsider');
+    const org = await cli('orgs', 'create', '--name', 'acme', '--owner', String(owner.id));
+    const notMember = /orgId: user '.+' is not a member of '.+'/;
+
+    await cliFails(['keys', 'create', '--user', String(outsider.id), '--org', String(org.id)], notMember);
+    await cliFails(['bots', 'create', '--user', String(outsider.id), '--org', String(org.id), '--assistant', 'asst_none'], notMember);
+    await cliFails(['keys', 'create', '--user', String(outsider.id), '--allow', 'gpt-4o-mini,no-such-model'], /allowedModels: model 'no-such-model' does not exist/);
+
+    const gw = await startTestGateway({ database: { url: env.DATABASE_URL } });
+    try {
+      const key = await gw.admin<{ error: { message: string } }>('POST', '/keys', { userId: outsider.id, orgId: org.id });
+      assert.equal(key.status, 400);
+      assert.match(key.body.error.message, notMember);
+      const bot = await gw.admin<{ error: { message: string } }>('POST', '/bots', { userId: outsider.id, orgId: org.id, assistantId: 'asst_none' });
+      assert.equal(bot.status, 400);
+      assert.match(bot.body.error.message, notMember);
+      const unknownModel = await gw.admin<{ error: { message: string } }>('POST', '/keys', { userId: outsider.id, allowedModels: ['no-such-model'] });
+      assert.equal(unknownModel.status, 400);
+      assert.match(unknownModel.body.error.message, /allowedModels: model 'no-such-model' does not exist/);
+    } finally {
+      await gw.close();
+    }
+    // The owner is a member: the same door lets a business key through.
+    const business = await cli('keys', 'create', '--user', String(owner.id), '--org', String(org.id));
+    assert.equal(business.orgId, org.id);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

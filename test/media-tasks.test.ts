@@ -213,7 +213,8 @@ describe('POST /v1/media/generate (SPEC 9.6: no redirect, no 410)', () => {
   let userId: string;
 
   before(async () => {
-    gw = await startTestGateway();
+    // The request waits for its task while the job runner works in the background, as in production.
+    gw = await startTestGateway({ runJobs: true });
     gw.simulator.options.videoPollsToComplete = 0;
     ({ key, userId } = await gw.fundedKey({ balance: '10.00' }));
   });
@@ -251,5 +252,52 @@ describe('POST /v1/media/generate (SPEC 9.6: no redirect, no 410)', () => {
     assert.equal(response.headers.get('deprecation'), null);
     assert.equal(asRecord(gw.simulator.lastRequest('/v1/images/generations')?.json).model, 'dall-e-2');
     mediaTaskUrls(response.json, { model: 'dall-e-2', status: 'done' });
+  });
+});
+
+describe('POST /v1/media/generate waits for its own task, never runs the queue itself', () => {
+  test("another tenant's due task is not run by the request; after the wait the task is answered 202 as it stands", async () => {
+    const gw = await startTestGateway({ config: { generateWaitMs: 300 } });
+    try {
+      const other = await gw.fundedKey({ balance: '10.00' });
+      const waiting = await postOk(gw, '/api/v2/media/tasks', other.key, { model: 'gpt-image-1', prompt: 'queued by someone else' });
+      const { key } = await gw.fundedKey({ balance: '10.00' });
+      const response = await postRaw(gw, '/v1/media/generate', { key, body: { model: 'gpt-image-1', prompt: 'mine' } });
+      assert.equal(response.status, 202, response.text);
+      mediaTaskUrls(response.json, { model: 'gpt-image-1', status: 'idle' });
+      assert.equal(vendorCalls(gw, '/v1/images/generations'), 0, 'no job ran on the request path');
+      const stillWaiting = await getOk(gw, `/api/v2/media/tasks/${String(waiting.body.id)}`, other.key);
+      assert.equal(stillWaiting.status, 'idle', "the other tenant's task is left to the job runner");
+
+      assert.equal(await gw.app.services.runner.runDue(), 2, 'the runner takes both tasks');
+      const generated = await getOk(gw, `/api/v2/media/tasks/${String(asRecord(response.json).id)}`, key);
+      assert.equal(generated.status, 'done');
+    } finally {
+      await gw.close();
+    }
+  });
+
+  test('the request answers 200 as soon as the job runner finishes its task', async () => {
+    const gw = await startTestGateway({ config: { generateWaitMs: 60_000 } });
+    try {
+      const { key } = await gw.fundedKey({ balance: '10.00' });
+      let answered = false;
+      const pending = postRaw(gw, '/v1/media/generate', { key, body: { model: 'gpt-image-1', prompt: 'a quick sketch' } }).finally(() => {
+        answered = true;
+      });
+      // The runner here is driven by hand: it runs the task once the request has created it, and the request hears of it.
+      let ran = 0;
+      while (!answered && ran === 0) {
+        ran = await gw.app.services.runner.runDue();
+        if (ran === 0) await new Promise((resolve) => setImmediate(resolve));
+      }
+      const response = await pending;
+      assert.equal(ran, 1, 'the task was run by the runner, not by the request');
+      assert.equal(response.status, 200, response.text);
+      const urls = mediaTaskUrls(response.json, { model: 'gpt-image-1', status: 'done' });
+      assert.equal((await download(gw, urls[0]!)).contentType, 'image/png');
+    } finally {
+      await gw.close();
+    }
   });
 });

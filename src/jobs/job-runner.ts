@@ -1,8 +1,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../lib/clock.ts';
 import { randomBase62 } from '../lib/ids.ts';
-import type { SqlJobsRepository } from '../storage/jobs-repository.ts';
-import type { Job, JobHandler, JobOutcome } from './jobs.ts';
+import type { Job, JobHandler, JobOutcome, JobQueue } from './jobs.ts';
 
 export interface JobRunnerOptions {
   /** How often the loop looks for due jobs. */
@@ -26,7 +25,7 @@ export class JobRunner {
   private readonly active = new Set<Promise<void>>();
 
   constructor(
-    private readonly jobs: SqlJobsRepository,
+    private readonly jobs: JobQueue,
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly options: JobRunnerOptions,

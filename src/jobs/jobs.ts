@@ -36,3 +36,12 @@ export type JobOutcome =
   | { type: 'failed'; error: string };
 
 export type JobHandler = (job: Job) => Promise<JobOutcome>;
+
+
+/** The durable queue the runner leases from; storage/jobs-repository.ts implements it. */
+export interface JobQueue {
+  /** Leases up to `limit` due jobs for `worker` until `now + leaseMs`. */
+  lease(worker: string, now: number, leaseMs: number, limit: number): Promise<Job[]>;
+  /** Ends a run as its handler decided (`retry` counts a failed attempt, `wait` does not); false when the lease was lost. */
+  finish(job: Job, worker: string, outcome: JobOutcome, now: number): Promise<boolean>;
+}

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
-import type { Assistant, AssistantSettings } from '../features/assistants/assistant.ts';
+import type { Assistant, AssistantSettings, AssistantsRepository, CatalogFilter, ChatMessageRecord } from '../features/assistants/assistant.ts';
 import type { AssistantsTable, Database } from './schema.ts';
 
 const toAssistant = (row: Selectable<AssistantsTable>): Assistant => ({
@@ -20,15 +20,8 @@ const settingsOf = (assistant: Assistant): AssistantSettings => {
 
 const escapeLike = (text: string): string => text.replace(/[\\%_]/g, (character) => `\\${character}`);
 
-export interface CatalogFilter {
-  /** Organisations whose private assistants the viewer may see. */
-  orgIds: readonly string[];
-  /** Strict code match (a query starting with `@`). */
-  mention?: string;
-}
-
 /** Assistants, their reactions (likes, installs) and chat memory. */
-export class SqlAssistantsRepository {
+export class SqlAssistantsRepository implements AssistantsRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
   async insert(assistant: Assistant): Promise<void> {
@@ -124,7 +117,7 @@ export class SqlAssistantsRepository {
     return new Set(rows.map((row) => row.assistant_id));
   }
 
-  async appendMessages(messages: ReadonlyArray<{ id: string; chatId: string; ownerId: string; assistantId: string; role: 'user' | 'assistant'; content: string; at: number }>): Promise<void> {
+  async appendMessages(messages: readonly ChatMessageRecord[]): Promise<void> {
     const first = messages[0];
     if (!first) return;
     await this.db.transaction().execute(async (trx) => {

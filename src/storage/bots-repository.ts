@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
-import type { Bot, BotDialog, DialogState } from '../features/chatbot/bot.ts';
+import type { AcceptedEventInput, Bot, BotDialog, BotsRepository, DialogState, OutboundOutcome } from '../features/chatbot/bot.ts';
 import { newId } from '../lib/ids.ts';
 import type { SqlJobsRepository } from './jobs-repository.ts';
 import type { BotDialogsTable, BotsTable, Database } from './schema.ts';
@@ -23,7 +23,7 @@ const toDialog = (row: Selectable<BotDialogsTable>): BotDialog => ({
 });
 
 /** Bots, dialogs, the inbound event log and the outbound queue. */
-export class SqlBotsRepository {
+export class SqlBotsRepository implements BotsRepository {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly jobs: SqlJobsRepository,
@@ -78,7 +78,7 @@ export class SqlBotsRepository {
    */
   async acceptEvent(
     bot: Bot,
-    event: { eventId: string; event: string; chatId: string; clientId: string; payload: string },
+    event: AcceptedEventInput,
     options: { openDialog: boolean; replyJob: boolean },
     now: number,
   ): Promise<{ eventRowId: string; dialog: BotDialog | undefined } | undefined> {
@@ -152,7 +152,7 @@ export class SqlBotsRepository {
     return { id: head.id, payload: head.payload, attempts: head.attempts };
   }
 
-  async markOutbound(id: string, outcome: { status: 'delivered' | 'failed' | 'pending'; error: string | null; nextAttemptAt?: number }, now: number): Promise<void> {
+  async markOutbound(id: string, outcome: OutboundOutcome, now: number): Promise<void> {
     await this.db
       .updateTable('bot_outbox')
       .set({

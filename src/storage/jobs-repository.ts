@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { jobMovesTo, type Job, type JobOutcome, type JobStatus } from '../jobs/jobs.ts';
+import { jobMovesTo, type Job, type JobOutcome, type JobQueue, type JobStatus } from '../jobs/jobs.ts';
 import { newId } from '../lib/ids.ts';
 import type { Engine } from './database.ts';
 import type { Database } from './schema.ts';
@@ -11,7 +11,7 @@ type Executor = Kysely<Database> | Transaction<Database>;
  * the job is taken again. On PostgreSQL the lease skips rows other workers hold (`FOR UPDATE SKIP LOCKED`), so several
  * gateway processes never run one job twice at the same time; SQLite serialises writers by itself.
  */
-export class SqlJobsRepository {
+export class SqlJobsRepository implements JobQueue {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly engine: Engine,

@@ -1,20 +1,15 @@
 import type { Kysely } from 'kysely';
-import type { KnowledgeBase, KnowledgeBaseSummary, KnowledgeChunk, KnowledgeDocument } from '../features/knowledge/knowledge.ts';
+import type { KnowledgeBase, KnowledgeBaseSummary, KnowledgeChunk, KnowledgeDocument, KnowledgeRepository, StoredChunk } from '../features/knowledge/knowledge.ts';
 import type { Database } from './schema.ts';
 
 /** Rows per insert statement: 6 parameters each stays far below SQLite's and PostgreSQL's parameter limits. */
 const INSERT_CHUNK = 200;
 
-/** A stored chunk with its document's title, as retrieval reads it. */
-export interface StoredChunk extends KnowledgeChunk {
-  documentTitle: string;
-}
-
 /**
  * Knowledge bases, their documents and chunks. Embeddings are JSON text on both engines and ranked in the process, so
  * retrieval behaves the same on SQLite and PostgreSQL.
  */
-export class SqlKnowledgeRepository {
+export class SqlKnowledgeRepository implements KnowledgeRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
   async createBase(base: KnowledgeBase): Promise<void> {

@@ -31,9 +31,9 @@ describe('tasks repository: only allowed status transitions are written', async 
 
   test('a done task never goes back to processing, nor to failed', async () => {
     const task = await newTask();
-    assert.equal(await tasks.update(tasks.db, task.id, { status: 'processing' }, 1), true);
+    assert.equal(await tasks.update(task.id, { status: 'processing' }, 1), true);
     assert.equal(await tasks.settle(task.id, { status: 'done', percent: 100 }, {}, 2), true);
-    assert.equal(await tasks.update(tasks.db, task.id, { status: 'processing', percent: 10 }, 3), false);
+    assert.equal(await tasks.update(task.id, { status: 'processing', percent: 10 }, 3), false);
     assert.equal(await tasks.settle(task.id, { status: 'failed' }, { refund: refundOf(task) }, 4), false);
     const stored = await tasks.get(task.id);
     assert.equal(stored?.status, 'done');

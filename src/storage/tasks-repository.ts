@@ -1,7 +1,7 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { JsonObject } from '../core/chat-types.ts';
 import type { LedgerEntry } from '../features/billing/ledger.ts';
-import { taskMovesTo, type Task, type TaskError, type TaskFile, type TaskResult } from '../features/tasks/task.ts';
+import { taskMovesTo, type Task, type TaskChanges, type TaskDelivery, type TaskError, type TaskFile, type TaskResult, type TasksRepository } from '../features/tasks/task.ts';
 import type { SqlJobsRepository } from './jobs-repository.ts';
 import type { SqlLedgerRepository } from './ledger-repository.ts';
 import { moneyText } from './money-sql.ts';
@@ -37,9 +37,9 @@ const toTask = (row: Omit<Selectable<TasksTable>, 'cost_nano'> & { cost: string 
 });
 
 /** Tasks, their stored result files and webhook delivery attempts. */
-export class SqlTasksRepository {
+export class SqlTasksRepository implements TasksRepository {
   constructor(
-    readonly db: Kysely<Database>,
+    private readonly db: Kysely<Database>,
     private readonly ledger: SqlLedgerRepository,
     private readonly jobs: SqlJobsRepository,
   ) {}
@@ -48,7 +48,7 @@ export class SqlTasksRepository {
   async createWithCharge(task: Task, charge: LedgerEntry | null, now: number, files: Array<TaskFile & { data: Buffer }> = []): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
       await this.insert(trx, task);
-      for (const file of files) await this.saveFile(trx, { ...file, taskId: task.id }, now);
+      for (const file of files) await this.insertFile(trx, { ...file, taskId: task.id }, now);
       if (charge) await this.ledger.append([charge], trx);
       await this.jobs.enqueue(trx, { kind: 'task.run', subjectId: task.id, runAt: now }, now);
     });
@@ -59,9 +59,9 @@ export class SqlTasksRepository {
    * committed together, so a finished task always has its delivery queued and a failed one its refund. False, and
    * nothing written, when the task may not move to the new status (it was settled already: no second refund).
    */
-  async settle(taskId: string, changes: Parameters<SqlTasksRepository['update']>[2], options: { refund?: LedgerEntry; webhookAt?: number }, now: number): Promise<boolean> {
+  async settle(taskId: string, changes: TaskChanges, options: { refund?: LedgerEntry; webhookAt?: number }, now: number): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
-      if (!(await this.update(trx, taskId, changes, now))) return false;
+      if (!(await this.updateWith(trx, taskId, changes, now))) return false;
       // `refund` is any correction of the task's charge: a refund (positive) or a further charge (negative).
       if (options.refund) await this.ledger.append([options.refund], trx);
       if (options.webhookAt !== undefined) await this.jobs.enqueue(trx, { kind: 'webhook.task', subjectId: taskId, runAt: options.webhookAt }, now);
@@ -69,7 +69,7 @@ export class SqlTasksRepository {
     });
   }
 
-  async insert(executor: Executor, task: Task): Promise<void> {
+  private async insert(executor: Executor, task: Task): Promise<void> {
     await executor
       .insertInto('tasks')
       .values({
@@ -97,18 +97,17 @@ export class SqlTasksRepository {
       .execute();
   }
 
-  async get(id: string, executor: Executor = this.db): Promise<Task | undefined> {
-    const row = await executor.selectFrom('tasks').select([...COLUMNS, moneyText('cost_nano').as('cost')]).where('id', '=', id).executeTakeFirst();
+  async get(id: string): Promise<Task | undefined> {
+    const row = await this.db.selectFrom('tasks').select([...COLUMNS, moneyText('cost_nano').as('cost')]).where('id', '=', id).executeTakeFirst();
     return row && toTask(row);
   }
 
   /** Changes a task; a status change is written only from a status allowed to move to it (false when refused). */
-  async update(
-    executor: Executor,
-    id: string,
-    changes: Partial<Pick<Task, 'status' | 'percent' | 'result' | 'error' | 'webhookSecret' | 'cost'>>,
-    now: number,
-  ): Promise<boolean> {
+  async update(id: string, changes: TaskChanges, now: number): Promise<boolean> {
+    return this.updateWith(this.db, id, changes, now);
+  }
+
+  private async updateWith(executor: Executor, id: string, changes: TaskChanges, now: number): Promise<boolean> {
     let query = executor
       .updateTable('tasks')
       .set({
@@ -126,7 +125,11 @@ export class SqlTasksRepository {
     return Number(result.numUpdatedRows) === 1;
   }
 
-  async saveFile(executor: Executor, file: TaskFile & { taskId: string; data: Buffer }, now: number): Promise<void> {
+  async saveFile(file: TaskFile & { taskId: string; data: Buffer }, now: number): Promise<void> {
+    await this.insertFile(this.db, file, now);
+  }
+
+  private async insertFile(executor: Executor, file: TaskFile & { taskId: string; data: Buffer }, now: number): Promise<void> {
     await executor
       .insertInto('files')
       .values({ id: file.id, task_id: file.taskId, content_type: file.contentType, data: file.data.toString('base64'), created_at: now })
@@ -138,18 +141,7 @@ export class SqlTasksRepository {
     return row && { contentType: row.content_type, data: Buffer.from(row.data, 'base64') };
   }
 
-  async recordDelivery(delivery: {
-    id: string;
-    taskId: string;
-    attempt: number;
-    url: string;
-    event: string;
-    status: 'delivered' | 'failed';
-    httpStatus: number | null;
-    error: string | null;
-    durationMs: number;
-    at: number;
-  }): Promise<void> {
+  async recordDelivery(delivery: TaskDelivery): Promise<void> {
     await this.db
       .insertInto('deliveries')
       .values({
@@ -167,7 +159,19 @@ export class SqlTasksRepository {
       .execute();
   }
 
-  async deliveries(taskId: string): Promise<Array<Selectable<Database['deliveries']>>> {
-    return this.db.selectFrom('deliveries').selectAll().where('task_id', '=', taskId).orderBy('at').orderBy('attempt').execute();
+  async deliveries(taskId: string): Promise<TaskDelivery[]> {
+    const rows = await this.db.selectFrom('deliveries').selectAll().where('task_id', '=', taskId).orderBy('at').orderBy('attempt').execute();
+    return rows.map((row) => ({
+      id: row.id,
+      taskId: row.task_id,
+      attempt: row.attempt,
+      url: row.url,
+      event: row.event,
+      status: row.status as TaskDelivery['status'],
+      httpStatus: row.http_status,
+      error: row.error,
+      durationMs: row.duration_ms,
+      at: Number(row.at),
+    }));
   }
 }

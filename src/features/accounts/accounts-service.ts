@@ -4,7 +4,7 @@ import { newId } from '../../lib/ids.ts';
 import { AMOUNT_RULE, MAX_AMOUNT, MAX_BALANCE, type Money } from '../../lib/money.ts';
 import { sha256Hex } from '../../lib/hashing.ts';
 import type { IdempotencyRepository } from '../billing/idempotency.ts';
-import type { ChangeBus } from '../../storage/change-bus.ts';
+import type { ChangeBus } from '../../lib/change-bus.ts';
 import type { BalanceBook } from '../billing/balance-book.ts';
 import type { LedgerEntry, LedgerRepository } from '../billing/ledger.ts';
 import type { AccountRef, AccountsRepository, Org, Role, User } from './accounts.ts';
@@ -115,7 +115,9 @@ export class AccountsService {
     return this.ledger.balance(account);
   }
 
+  /** The account's ledger, newest first; an unknown account is a 404, not an empty list. */
   async entries(account: AccountRef, limit = 1000): Promise<LedgerEntry[]> {
+    if (!(await this.exists(account))) throw new GatewayError('not_found', `No such account '${account.id}'.`);
     await this.book.flush();
     return this.ledger.entries(account, limit);
   }

@@ -1,12 +1,11 @@
 import type { ChatMessage, ChatRequest, ChatUsage, JsonObject } from '../../core/chat-types.ts';
 import { GatewayError, invalidParam } from '../../core/errors.ts';
 import { newId } from '../../lib/ids.ts';
-import type { SqlAssistantsRepository } from '../../storage/assistants-repository.ts';
 import { priceUsage } from '../billing/pricing.ts';
 import { estimateUsage } from '../inference/chat-completions.ts';
 import { prepareModelCall, type Caller, type ModelCall, type ModelCallDependencies } from '../inference/model-call.ts';
 import { tokenUsageFromChat } from '../inference/usage.ts';
-import type { Assistant } from './assistant.ts';
+import type { Assistant, AssistantsRepository } from './assistant.ts';
 import type { AssistantsService } from './assistants-service.ts';
 import { ChatCharges } from './chat-charges.ts';
 import { callToolWithTimeout } from './tools/tool-call.ts';
@@ -59,7 +58,7 @@ export class AssistantChatService {
   constructor(
     private readonly dependencies: ModelCallDependencies,
     private readonly assistants: AssistantsService,
-    private readonly repository: SqlAssistantsRepository,
+    private readonly repository: AssistantsRepository,
     private readonly factories: readonly ToolsetFactory[],
   ) {}
 

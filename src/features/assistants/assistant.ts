@@ -102,3 +102,40 @@ export interface Assistant extends AssistantSettings {
 
 /** `capabilities` bit mask (the list response): what an assistant can do beyond plain chat. */
 export const CAPABILITY = { vision: 1, knowledgeBase: 2, mcp: 4, functions: 8, sqlStore: 16 } as const;
+
+export interface CatalogFilter {
+  /** Organisations whose private assistants the viewer may see. */
+  orgIds: readonly string[];
+  /** Strict code match (a query starting with `@`). */
+  mention?: string;
+}
+
+/** A remembered chat message (assistant chat memory, per owner and chat id). */
+export interface ChatMessageRecord {
+  id: string;
+  chatId: string;
+  ownerId: string;
+  assistantId: string;
+  role: 'user' | 'assistant';
+  content: string;
+  at: number;
+}
+
+/** Assistants, their reactions (likes, installs) and chat memory; storage/assistants-repository.ts implements it. */
+export interface AssistantsRepository {
+  insert(assistant: Assistant): Promise<void>;
+  update(assistant: Assistant): Promise<void>;
+  get(id: string): Promise<Assistant | undefined>;
+  /** Case-insensitive code match. */
+  byMention(mention: string): Promise<Assistant | undefined>;
+  /** The owner's assistants, newest first, optionally filtered by a case-insensitive substring of title or code. */
+  listByOwner(ownerId: string, query: string, limit: number, offset: number): Promise<{ total: number; items: Assistant[] }>;
+  /** Every assistant the viewer may find in the catalog: public ones, and private ones of the viewer's organisations. */
+  catalog(filter: CatalogFilter): Promise<Assistant[]>;
+  /** Adds a like or an install once per user; returns false when it was already there. */
+  react(assistantId: string, userId: string, kind: 'like' | 'install', at: number): Promise<boolean>;
+  installedBy(userId: string, assistantIds: readonly string[]): Promise<Set<string>>;
+  appendMessages(messages: readonly ChatMessageRecord[]): Promise<void>;
+  /** The last `limit` messages of a chat, oldest first. */
+  recentMessages(ownerId: string, chatId: string, limit: number): Promise<Array<{ role: 'user' | 'assistant'; content: string }>>;
+}

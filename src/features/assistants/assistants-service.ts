@@ -4,12 +4,11 @@ import { GatewayError, invalidParam } from '../../core/errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
 import { parseMoney } from '../../lib/money.ts';
-import type { SqlAssistantsRepository } from '../../storage/assistants-repository.ts';
 import type { AccountsService } from '../accounts/accounts-service.ts';
 import type { BalanceBook } from '../billing/balance-book.ts';
 import type { CatalogService } from '../catalog/catalog-service.ts';
 import { payerOf, type Caller } from '../inference/model-call.ts';
-import type { Assistant, createAssistantSchema, updateAssistantSchema } from './assistant.ts';
+import type { Assistant, AssistantsRepository, createAssistantSchema, updateAssistantSchema } from './assistant.ts';
 import { cosine, type Embedder } from './embedder.ts';
 
 export const assistantNotFound = (): GatewayError => new GatewayError('not_found', 'Assistant not found');
@@ -23,7 +22,7 @@ type UpdateInput = z.output<typeof updateAssistantSchema>;
 /** Saved assistant configurations: create, update (SPEC 4.4 semantics), the owner's list, the catalog, likes and installs. */
 export class AssistantsService {
   constructor(
-    private readonly repository: SqlAssistantsRepository,
+    private readonly repository: AssistantsRepository,
     private readonly accounts: AccountsService,
     private readonly catalog: CatalogService,
     private readonly embedder: Embedder,

@@ -1,5 +1,6 @@
+import { GatewayError } from '../../core/errors.ts';
 import type { Clock } from '../../lib/clock.ts';
-import type { ChangeBus } from '../../storage/change-bus.ts';
+import type { ChangeBus } from '../../lib/change-bus.ts';
 import type { CatalogRepository, ProviderRecord } from './catalog.ts';
 import { completeModel, modelSchema, type Model, type ModelInput, type ModelRecord } from './model.ts';
 
@@ -50,6 +51,17 @@ export class CatalogService {
     return [...this.models.values()];
   }
 
+  /** Models of these kinds that a key limited to `allowed` may use (null: every model). */
+  visible(allowed: readonly string[] | null, kinds: ReadonlySet<string>): Model[] {
+    return this.list().filter((model) => kinds.has(model.kind) && (allowed === null || allowed.includes(model.id)));
+  }
+
+  /** One model under the rules of `visible`; undefined when it is unknown, of another kind or not allowed. */
+  visibleModel(id: string, allowed: readonly string[] | null, kinds: ReadonlySet<string>): Model | undefined {
+    const model = this.models.get(id);
+    return model && kinds.has(model.kind) && (allowed === null || allowed.includes(model.id)) ? model : undefined;
+  }
+
   provider(id: string): ProviderRecord | undefined {
     return this.providers.get(id);
   }
@@ -60,6 +72,7 @@ export class CatalogService {
 
   /** Creates or replaces a model (admin PUT); throws the zod error for invalid input. */
   async putModel(id: string, input: Omit<ModelInput, 'id'>): Promise<Model> {
+    this.checkRedirect(id, input.deprecation_redirect_to);
     const record = modelSchema.parse({ ...input, id });
     record.created ??= this.models.get(id)?.created ?? Math.floor(this.clock.now() / 1000);
     await this.save(record);
@@ -68,6 +81,7 @@ export class CatalogService {
 
   /** Changes some fields of a model (admin PATCH); undefined when there is no such model. */
   async patchModel(id: string, changes: Partial<ModelInput>): Promise<Model | undefined> {
+    this.checkRedirect(id, changes.deprecation_redirect_to);
     const current = this.models.get(id);
     if (!current) return undefined;
     const { upstreamModel, family, title, created, owned_by, retiresAt: _retiresAt, ...rest } = current;
@@ -94,11 +108,22 @@ export class CatalogService {
     return (await this.repository.countModels()) === 0;
   }
 
+  /** Creates or replaces a provider; its id is 1-64 lowercase letters, digits, - or _ (it names the provider in model records). */
   async putProvider(provider: ProviderRecord): Promise<ProviderRecord> {
+    if (!/^[a-z0-9][a-z0-9_-]{0,63}$/.test(provider.id)) throw new GatewayError('invalid_request', 'id: must be 1-64 lowercase letters, digits, - or _', { param: 'id' });
     await this.repository.upsertProvider(provider, this.clock.now());
     await this.bus.publish('catalog', '');
     await this.reload();
     return this.providers.get(provider.id)!;
+  }
+
+  /** A retired model redirects to another model that exists. */
+  private checkRedirect(id: string, target: string | null | undefined): void {
+    if (target === undefined || target === null) return;
+    if (target === id) throw new GatewayError('invalid_request', 'deprecation_redirect_to: must name another model', { param: 'deprecation_redirect_to' });
+    if (!this.models.get(target)) {
+      throw new GatewayError('invalid_request', `deprecation_redirect_to: model '${target}' does not exist`, { param: 'deprecation_redirect_to' });
+    }
   }
 
   private async save(record: ModelRecord): Promise<void> {

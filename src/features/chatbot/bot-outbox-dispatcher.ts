@@ -3,8 +3,8 @@ import type { Job, JobOutcome } from '../../jobs/jobs.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { SecretBox } from '../../lib/secret-box.ts';
 import { RefusedUrlError, sendOutbound } from '../../lib/outbound-http.ts';
-import type { SqlBotsRepository } from '../../storage/bots-repository.ts';
 import { RETRY_DELAYS_MS } from '../webhooks/webhook-dispatcher.ts';
+import type { BotsRepository } from './bot.ts';
 
 /** After the task-webhook schedule (5 s, 20 s, 60 s, 180 s), a chat service that is still down is tried every 10 minutes… */
 const LATER_DELAY_MS = 600_000;
@@ -20,7 +20,7 @@ const CLAIM_MS = 60_000;
  */
 export class BotOutboxDispatcher {
   constructor(
-    private readonly bots: SqlBotsRepository,
+    private readonly bots: BotsRepository,
     private readonly secrets: SecretBox,
     private readonly clock: Clock,
     private readonly logger: Logger,

@@ -3,14 +3,13 @@ import type { Logger } from 'pino';
 import type { Job, JobOutcome } from '../../jobs/jobs.ts';
 import { unixSeconds, type Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
-import type { SqlBotsRepository } from '../../storage/bots-repository.ts';
 import { GatewayError } from '../../core/errors.ts';
 import type { AssistantChatService } from '../assistants/assistant-chat.ts';
-import type { SqlAssistantsRepository } from '../../storage/assistants-repository.ts';
+import type { AssistantsRepository } from '../assistants/assistant.ts';
 import type { BalanceBook } from '../billing/balance-book.ts';
 import type { CatalogService } from '../catalog/catalog-service.ts';
 import type { ApiKey } from '../keys/keys.ts';
-import { inboundEventSchema, type Bot, type BotDialog, type ClientMessageEvent } from './bot.ts';
+import { inboundEventSchema, type Bot, type BotDialog, type BotsRepository, type ClientMessageEvent } from './bot.ts';
 import { asksForHuman, HandOverToolset } from './hand-over.ts';
 
 /** Earlier messages of the dialog given to the assistant as context. */
@@ -19,8 +18,8 @@ const NOBODY_ONLINE_NOTE =
   'The client asked for a human operator, but no operator is online now. Say so briefly and keep helping the client yourself.';
 
 export interface BotReplyDependencies {
-  bots: SqlBotsRepository;
-  assistants: SqlAssistantsRepository;
+  bots: BotsRepository;
+  assistants: AssistantsRepository;
   chat: AssistantChatService;
   catalog: CatalogService;
   book: BalanceBook;

@@ -49,3 +49,50 @@ export const inboundEventSchema = z.discriminatedUnion('event', [
 
 export type InboundEvent = z.output<typeof inboundEventSchema>;
 export type ClientMessageEvent = Extract<InboundEvent, { event: 'CLIENT_MESSAGE' }>;
+
+/** An inbound event as the chat service sent it, with the chat it belongs to. */
+export interface AcceptedEventInput {
+  eventId: string;
+  event: string;
+  chatId: string;
+  clientId: string;
+  payload: string;
+}
+
+/** Where an outbound event stands; `pending` with `nextAttemptAt` is a retry. */
+export interface OutboundOutcome {
+  status: 'delivered' | 'failed' | 'pending';
+  error: string | null;
+  nextAttemptAt?: number;
+}
+
+/** Bots, dialogs, the inbound event log and the outbound queue; storage/bots-repository.ts implements it. */
+export interface BotsRepository {
+  insert(bot: Bot, tokenHash: string): Promise<void>;
+  byTokenHash(hash: string): Promise<Bot | undefined>;
+  get(id: string): Promise<Bot | undefined>;
+  setWebhook(id: string, url: string): Promise<void>;
+  /** The open dialog of a chat (not closed), if any. */
+  openDialog(botId: string, chatId: string): Promise<BotDialog | undefined>;
+  dialog(id: string): Promise<BotDialog | undefined>;
+  setState(dialogId: string, state: DialogState, now: number): Promise<void>;
+  /**
+   * Records an inbound event once (by the chat service's id), opening a dialog for a chat that has none, and queues the
+   * reply job for a client message — one transaction. Returns undefined for a repeat.
+   */
+  acceptEvent(
+    bot: Bot,
+    event: AcceptedEventInput,
+    options: { openDialog: boolean; replyJob: boolean },
+    now: number,
+  ): Promise<{ eventRowId: string; dialog: BotDialog | undefined } | undefined>;
+  event(id: string): Promise<{ botId: string; dialogId: string | null; payload: string } | undefined>;
+  /** Queues an outbound event behind the bot's earlier ones, and the job that sends the queue. */
+  enqueueOutbound(botId: string, payload: string, now: number): Promise<void>;
+  /**
+   * Claims the oldest undelivered outbound event of a bot for sending. Undefined when the queue is empty, when its head
+   * is claimed by another worker, or when the head waits for its next attempt (`waitUntil` says until when).
+   */
+  claimHead(botId: string, now: number, claimMs: number): Promise<{ id: string; payload: string; attempts: number } | { waitUntil: number } | undefined>;
+  markOutbound(id: string, outcome: OutboundOutcome, now: number): Promise<void>;
+}

@@ -1,14 +1,15 @@
-import { invalidParam, unauthorized } from '../../core/errors.ts';
+import { GatewayError, invalidParam, unauthorized } from '../../core/errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { sha256Hex } from '../../lib/hashing.ts';
 import { newId, randomBase62 } from '../../lib/ids.ts';
 import type { Money } from '../../lib/money.ts';
 import type { SecretBox } from '../../lib/secret-box.ts';
 import { refuseUrl } from '../../lib/url-guard.ts';
-import type { SqlBotsRepository } from '../../storage/bots-repository.ts';
+import type { AccountsService } from '../accounts/accounts-service.ts';
 import type { AccountRef } from '../accounts/accounts.ts';
+import type { AssistantsRepository } from '../assistants/assistant.ts';
 import type { BalanceBook } from '../billing/balance-book.ts';
-import type { Bot, InboundEvent } from './bot.ts';
+import type { Bot, BotsRepository, InboundEvent } from './bot.ts';
 
 const STATE_AFTER: Partial<Record<InboundEvent['event'], 'agent' | 'bot' | 'closed'>> = {
   AGENT_JOINED: 'agent',
@@ -22,15 +23,28 @@ const STATE_AFTER: Partial<Record<InboundEvent['event'], 'agent' | 'bot' | 'clos
  */
 export class ChatbotService {
   constructor(
-    private readonly repository: SqlBotsRepository,
+    private readonly repository: BotsRepository,
     private readonly book: BalanceBook,
     private readonly secrets: SecretBox,
     private readonly clock: Clock,
     private readonly allowPrivateUrls: boolean,
+    private readonly accounts: Pick<AccountsService, 'getUser' | 'getOrg' | 'getRole'>,
+    private readonly assistants: Pick<AssistantsRepository, 'get'>,
   ) {}
 
-  /** A bot for an assistant; the token is returned once. */
+  /**
+   * A bot for an assistant; the token is returned once. Every door (admin API, CLI) gets the same checks: the user exists,
+   * an org it charges exists and has the user as a member, the assistant exists, the webhook URL is allowed.
+   */
   async create(input: { userId: string; orgId: string | null; assistantId: string; webhookUrl: string | null }): Promise<{ bot: Bot; token: string }> {
+    if (!(await this.accounts.getUser(input.userId))) throw new GatewayError('not_found', `User '${input.userId}' does not exist.`, { param: 'userId' });
+    if (input.orgId) {
+      if (!(await this.accounts.getOrg(input.orgId))) throw new GatewayError('not_found', `Organization '${input.orgId}' does not exist.`, { param: 'orgId' });
+      if (!(await this.accounts.getRole(input.orgId, input.userId))) {
+        throw new GatewayError('invalid_request', `orgId: user '${input.userId}' is not a member of '${input.orgId}'`, { param: 'orgId' });
+      }
+    }
+    if (!(await this.assistants.get(input.assistantId))) throw new GatewayError('not_found', `Assistant '${input.assistantId}' does not exist.`, { param: 'assistantId' });
     if (input.webhookUrl) await this.checkUrl(input.webhookUrl);
     const token = `tgb-${randomBase62(40)}`;
     const bot: Bot = { id: newId('bot'), userId: input.userId, orgId: input.orgId, assistantId: input.assistantId, tokenSealed: this.secrets.seal(token), webhookUrl: input.webhookUrl, createdAt: this.clock.now() };

@@ -1,9 +1,11 @@
+import { GatewayError } from '../../core/errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { sha256Hex } from '../../lib/hashing.ts';
 import { newId, randomBase62 } from '../../lib/ids.ts';
-import type { ChangeBus } from '../../storage/change-bus.ts';
-import { GatewayError } from '../../core/errors.ts';
-import type { ApiKey, KeysRepository } from './keys.ts';
+import type { ChangeBus } from '../../lib/change-bus.ts';
+import type { AccountsService } from '../accounts/accounts-service.ts';
+import type { CatalogService } from '../catalog/catalog-service.ts';
+import type { ApiKey, KeysRepository, NewKeyInput } from './keys.ts';
 import { OpenStreams } from './open-streams.ts';
 
 const KEY_PREFIX = 'tg-';
@@ -26,6 +28,8 @@ export class KeysService {
     private readonly repository: KeysRepository,
     private readonly bus: ChangeBus,
     private readonly clock: Clock,
+    private readonly accounts: Pick<AccountsService, 'getUser' | 'getOrg' | 'getRole'>,
+    private readonly catalog: Pick<CatalogService, 'get'>,
   ) {
     bus.subscribe((topic, hash) => {
       if (topic !== 'keys') return;
@@ -50,14 +54,31 @@ export class KeysService {
     }
   }
 
-  /** Creates a key; the returned text is shown to the caller once and never stored. */
-  async create(input: { userId: string; orgId: string | null; name: string | null; allowedModels: string[] | null; rateLimit?: number | null }): Promise<{ key: ApiKey; text: string }> {
+  /**
+   * Creates a key; the returned text is shown to the caller once and never stored. Every door (admin API, CLI, first start)
+   * gets the same checks: the user exists; a business key's org exists and the user is a member of it; every allowed model
+   * exists (a misspelt id would silently lock the key out of that model).
+   */
+  async create(input: NewKeyInput): Promise<{ key: ApiKey; text: string }> {
+    await this.check(input);
     const text = KEY_PREFIX + randomBase62(40);
     const key: ApiKey = { id: newId('key'), ...input, rateLimit: input.rateLimit ?? null, revokedAt: null, createdAt: this.clock.now() };
     const hash = sha256Hex(text);
     await this.repository.insert(key, hash, text.slice(0, 7));
     await this.bus.publish('keys', hash);
     return { key, text };
+  }
+
+  private async check(input: NewKeyInput): Promise<void> {
+    if (!(await this.accounts.getUser(input.userId))) throw new GatewayError('not_found', `User '${input.userId}' does not exist.`, { param: 'userId' });
+    if (input.orgId) {
+      if (!(await this.accounts.getOrg(input.orgId))) throw new GatewayError('not_found', `Organization '${input.orgId}' does not exist.`, { param: 'orgId' });
+      if (!(await this.accounts.getRole(input.orgId, input.userId))) {
+        throw new GatewayError('invalid_request', `orgId: user '${input.userId}' is not a member of '${input.orgId}'`, { param: 'orgId' });
+      }
+    }
+    const unknown = (input.allowedModels ?? []).find((id) => !this.catalog.get(id));
+    if (unknown !== undefined) throw new GatewayError('invalid_request', `allowedModels: model '${unknown}' does not exist`, { param: 'allowedModels' });
   }
 
   /** The live key for this text, or undefined (unknown or revoked). */

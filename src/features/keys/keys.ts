@@ -12,6 +12,15 @@ export interface ApiKey {
   createdAt: number;
 }
 
+/** What a caller of `KeysService.create` chooses about a new key. */
+export interface NewKeyInput {
+  userId: string;
+  orgId: string | null;
+  name: string | null;
+  allowedModels: string[] | null;
+  rateLimit?: number | null;
+}
+
 export interface KeysRepository {
   insert(key: ApiKey, keyHash: string, keyPrefix: string): Promise<void>;
   findByHash(keyHash: string): Promise<ApiKey | undefined>;

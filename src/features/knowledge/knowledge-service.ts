@@ -2,14 +2,13 @@ import { GatewayError, invalidParam } from '../../core/errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
 import type { Money } from '../../lib/money.ts';
-import type { SqlKnowledgeRepository } from '../../storage/knowledge-repository.ts';
 import { cosine, type Embedder } from '../assistants/embedder.ts';
 import type { BalanceBook } from '../billing/balance-book.ts';
 import { emptyUsage, priceUsage } from '../billing/pricing.ts';
 import type { Model } from '../catalog/model.ts';
 import { payerOf, type Caller } from '../inference/model-call.ts';
 import { chunkDocument } from './chunking.ts';
-import type { AddDocumentInput, AddedDocument, Excerpt, KnowledgeBase, KnowledgeBaseSummary, KnowledgeChunk } from './knowledge.ts';
+import type { AddDocumentInput, AddedDocument, Excerpt, KnowledgeBase, KnowledgeBaseSummary, KnowledgeChunk, KnowledgeRepository } from './knowledge.ts';
 
 /** Texts per embeddings request when a document is added (well under the vendors' per-request limits). */
 const EMBED_BATCH = 64;
@@ -33,7 +32,7 @@ export interface Retrieval {
  */
 export class KnowledgeService {
   constructor(
-    private readonly repository: SqlKnowledgeRepository,
+    private readonly repository: KnowledgeRepository,
     private readonly embedder: Embedder,
     private readonly book: BalanceBook,
     private readonly clock: Clock,

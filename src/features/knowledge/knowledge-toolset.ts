@@ -1,13 +1,9 @@
 import type { Logger } from 'pino';
 import type { JsonObject } from '../../core/chat-types.ts';
-import type { Storage } from '../../storage/database.ts';
-import { SqlKnowledgeRepository } from '../../storage/knowledge-repository.ts';
 import type { Assistant, DatabaseLink } from '../assistants/assistant.ts';
-import type { Embedder } from '../assistants/embedder.ts';
 import type { ToolContext, ToolDefinition, Toolset, ToolsetFactory } from '../assistants/tools/toolset.ts';
-import type { ModelCallDependencies } from '../inference/model-call.ts';
 import type { KnowledgeBase } from './knowledge.ts';
-import { KnowledgeService, type Retrieval } from './knowledge-service.ts';
+import type { KnowledgeService, Retrieval } from './knowledge-service.ts';
 
 /**
  * An assistant's knowledge base at chat time. Its link's `requestFrequency` decides when the base is read:
@@ -106,10 +102,4 @@ export class KnowledgeToolsetFactory implements ToolsetFactory {
     }
     return new KnowledgeToolset(this.service, base, link, this.logger);
   }
-}
-
-/** The factory `createToolsetFactories` registers, built from the toolsets' shared dependencies. */
-export function knowledgeToolsetFactory(dependencies: { storage: Storage; embedder: Embedder; calls: ModelCallDependencies; logger: Logger }): ToolsetFactory {
-  const service = new KnowledgeService(new SqlKnowledgeRepository(dependencies.storage.db), dependencies.embedder, dependencies.calls.book, dependencies.calls.clock);
-  return new KnowledgeToolsetFactory(service, dependencies.logger.child({ component: 'knowledge' }));
 }

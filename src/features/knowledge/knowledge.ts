@@ -83,3 +83,22 @@ export const addedDocumentView = (added: AddedDocument): Record<string, unknown>
     total_cost: toUsageNumber(added.cost),
   },
 });
+
+/** A stored chunk with its document's title, as retrieval reads it. */
+export interface StoredChunk extends KnowledgeChunk {
+  documentTitle: string;
+}
+
+/** Knowledge bases, their documents and chunks; storage/knowledge-repository.ts implements it. */
+export interface KnowledgeRepository {
+  createBase(base: KnowledgeBase): Promise<void>;
+  getBase(id: string): Promise<KnowledgeBase | undefined>;
+  /** The owner's bases with their document and chunk counts, newest first. */
+  listBases(ownerId: string): Promise<KnowledgeBaseSummary[]>;
+  /** Stores a document and its chunks at once, provided the base still exists and is `ownerId`'s; false when it is not. */
+  addDocument(ownerId: string, document: KnowledgeDocument, chunks: readonly KnowledgeChunk[]): Promise<boolean>;
+  /** Deletes a base of `ownerId` with its documents and chunks; false when there is no such base. */
+  deleteBase(ownerId: string, id: string): Promise<boolean>;
+  /** Every chunk of a base, in document and chunk order. */
+  chunksOf(baseId: string): Promise<StoredChunk[]>;
+}

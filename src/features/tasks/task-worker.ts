@@ -5,13 +5,13 @@ import { newId, randomBase62 } from '../../lib/ids.ts';
 import type { MediaFile } from '../../providers/openai/openai-media.ts';
 import type { ProviderRegistry } from '../../providers/registry.ts';
 import { UpstreamError, vendorMessage } from '../../providers/upstream-error.ts';
-import type { SqlTasksRepository } from '../../storage/tasks-repository.ts';
 import type { BalanceBook } from '../billing/balance-book.ts';
 import type { LedgerEntry } from '../billing/ledger.ts';
 import { priceSeconds } from '../billing/pricing.ts';
 import type { CatalogService } from '../catalog/catalog-service.ts';
 import { generateMedia, type GenerationStep } from './media-generation.ts';
-import { isFinished, type Task, type TaskError, type TaskFile } from './task.ts';
+import { isFinished, type Task, type TaskError, type TaskFile, type TasksRepository } from './task.ts';
+import type { TaskCompletions } from './task-completions.ts';
 import { transcribeTask } from './transcription-task.ts';
 
 /** Vendor failures worth another try get this many attempts in all. */
@@ -21,12 +21,14 @@ const POLL_MS = 2_000;
 const MAX_POLLS = 900;
 
 export interface TaskWorkerDependencies {
-  repository: SqlTasksRepository;
+  repository: TasksRepository;
   providers: ProviderRegistry;
   catalog: CatalogService;
   book: BalanceBook;
   clock: Clock;
   logger: Logger;
+  /** Told when a task is settled, so a request waiting for it (POST /v1/media/generate) answers at once. */
+  completions?: TaskCompletions;
 }
 
 /**
@@ -42,7 +44,7 @@ export class TaskWorker {
     if (!task || isFinished(task)) return { type: 'done' };
     const model = this.dependencies.catalog.get(task.servedModel);
     if (!model) return this.fail(task, { code: 'model_unavailable', message: `The model '${task.servedModel}' is no longer in the catalog.` });
-    if (task.status === 'idle') await repository.update(repository.db, task.id, { status: 'processing', percent: 10 }, clock.now());
+    if (task.status === 'idle') await repository.update(task.id, { status: 'processing', percent: 10 }, clock.now());
 
     let step: GenerationStep;
     try {
@@ -62,7 +64,7 @@ export class TaskWorker {
     if (step.type === 'waiting') {
       const polls = (task.result?.polls ?? 0) + 1;
       if (polls > MAX_POLLS) return this.fail(task, { code: 'timeout', message: 'The vendor did not finish in time.' });
-      await repository.update(repository.db, task.id, { percent: step.percent, result: { files: [], vendorId: step.vendorId, polls } }, clock.now());
+      await repository.update(task.id, { percent: step.percent, result: { files: [], vendorId: step.vendorId, polls } }, clock.now());
       return { type: 'wait', at: clock.now() + POLL_MS, reason: 'waiting for the vendor' };
     }
     const files = await this.store(task, step.files);
@@ -75,6 +77,7 @@ export class TaskWorker {
       now,
     );
     if (correction) this.dependencies.book.invalidate(task.payer);
+    this.dependencies.completions?.finished(task.id);
     return { type: 'done' };
   };
 
@@ -109,7 +112,7 @@ export class TaskWorker {
     const stored: TaskFile[] = [];
     for (const file of files) {
       const id = `file_${randomBase62(24)}`;
-      await repository.saveFile(repository.db, { id, taskId: task.id, contentType: file.contentType, data: file.data }, clock.now());
+      await repository.saveFile({ id, taskId: task.id, contentType: file.contentType, data: file.data }, clock.now());
       stored.push({ id, contentType: file.contentType });
     }
     return stored;
@@ -125,6 +128,7 @@ export class TaskWorker {
         : undefined;
     await repository.settle(task.id, { status: 'failed', error }, { ...(refund ? { refund } : {}), ...(task.webhookUrl ? { webhookAt: now } : {}) }, now);
     book.invalidate(task.payer);
+    this.dependencies.completions?.finished(task.id);
     return { type: 'done' };
   }
 }

@@ -1,6 +1,7 @@
 import type { JsonObject } from '../../core/chat-types.ts';
 import type { Money } from '../../lib/money.ts';
 import type { AccountRef } from '../accounts/accounts.ts';
+import type { LedgerEntry } from '../billing/ledger.ts';
 
 /** `imagine`: image task of SPEC 4.7 (and its follow-up actions); `media`: SPEC 4.10 media task; `transcription`: asynchronous transcription. */
 export type TaskKind = 'imagine' | 'media' | 'transcription';
@@ -69,3 +70,39 @@ const TASK_TRANSITIONS: Readonly<Record<TaskStatus, readonly TaskStatus[]>> = {
 /** DESIGN §5's transitions: the statuses from which a task may move to `status` (the repository writes only these). */
 export const taskMovesTo = (status: TaskStatus): TaskStatus[] =>
   (Object.keys(TASK_TRANSITIONS) as TaskStatus[]).filter((from) => TASK_TRANSITIONS[from].includes(status));
+
+/** Fields of a task that change after it is created. */
+export type TaskChanges = Partial<Pick<Task, 'status' | 'percent' | 'result' | 'error' | 'webhookSecret' | 'cost'>>;
+
+/** One attempt to deliver a task's webhook (admin API: GET /deliveries?taskId=). */
+export interface TaskDelivery {
+  id: string;
+  taskId: string;
+  attempt: number;
+  url: string;
+  event: string;
+  status: 'delivered' | 'failed';
+  httpStatus: number | null;
+  error: string | null;
+  durationMs: number;
+  /** Unix milliseconds the attempt started. */
+  at: number;
+}
+
+/** Tasks, their stored files and webhook deliveries; storage/tasks-repository.ts implements it. Each method is its own transaction. */
+export interface TasksRepository {
+  /** A new task, its charge and the job that will run it, at once: none exists without the others. */
+  createWithCharge(task: Task, charge: LedgerEntry | null, now: number, files?: Array<TaskFile & { data: Buffer }>): Promise<void>;
+  /**
+   * Settles a task: its new state, a correction of its charge (`refund`: positive refunds, negative charges more), and its
+   * webhook job when `webhookAt` is given — at once, so a finished task always has its delivery queued and a failed one its refund.
+   */
+  settle(taskId: string, changes: TaskChanges, options: { refund?: LedgerEntry; webhookAt?: number }, now: number): Promise<boolean>;
+  get(id: string): Promise<Task | undefined>;
+  update(id: string, changes: TaskChanges, now: number): Promise<boolean>;
+  saveFile(file: TaskFile & { taskId: string; data: Buffer }, now: number): Promise<void>;
+  file(id: string): Promise<{ contentType: string; data: Buffer } | undefined>;
+  recordDelivery(delivery: TaskDelivery): Promise<void>;
+  /** A task's delivery attempts, oldest first. */
+  deliveries(taskId: string): Promise<TaskDelivery[]>;
+}

@@ -3,14 +3,13 @@ import { GatewayError, invalidParam } from '../../core/errors.ts';
 import { newId, randomBase62 } from '../../lib/ids.ts';
 import type { SecretBox } from '../../lib/secret-box.ts';
 import { refuseUrl } from '../../lib/url-guard.ts';
-import type { SqlTasksRepository } from '../../storage/tasks-repository.ts';
 import { priceRequest } from '../billing/pricing.ts';
 import type { Model, ModelKind } from '../catalog/model.ts';
 import type { Money } from '../../lib/money.ts';
 import type { ModelEndpoint, Resolution } from '../catalog/retirement.ts';
 import type { LedgerEntry } from '../billing/ledger.ts';
 import { authoriseModelCall, type Caller, type ModelCallDependencies } from '../inference/model-call.ts';
-import type { ImageAction, Task, TaskKind } from './task.ts';
+import type { ImageAction, Task, TaskDelivery, TaskKind, TasksRepository } from './task.ts';
 
 export interface CreateTaskInput {
   kind: TaskKind;
@@ -34,9 +33,11 @@ export interface CreateTaskInput {
 export class TasksService {
   constructor(
     private readonly dependencies: ModelCallDependencies,
-    private readonly repository: SqlTasksRepository,
+    private readonly repository: TasksRepository,
     private readonly secrets: SecretBox,
     private readonly allowPrivateUrls: boolean,
+    /** The model behind SPEC 4.7's imagine (TOLLGATE_IMAGINE_MODEL). */
+    private readonly imagineModel: string,
   ) {}
 
   /**
@@ -82,10 +83,10 @@ export class TasksService {
     return { task, resolution: call.resolution };
   }
 
-  /** A task of the caller's own; another user's task is as unknown as a missing one. */
-  async get(caller: Caller, id: string): Promise<Task> {
+  /** A task of the caller's own (of `kind` when given); another user's task, or one of another kind, is as unknown as a missing one. */
+  async get(caller: Caller, id: string, kind?: TaskKind): Promise<Task> {
     const task = await this.repository.get(id);
-    if (!task || task.userId !== caller.key.userId) throw new GatewayError('not_found', `Task '${id}' not found.`, { param: 'id', originalId: id });
+    if (!task || task.userId !== caller.key.userId || (kind !== undefined && task.kind !== kind)) throw new GatewayError('not_found', `Task '${id}' not found.`, { param: 'id', originalId: id });
     return task;
   }
 
@@ -95,8 +96,24 @@ export class TasksService {
   }
 
   /** Webhook delivery attempts of a task (admin API). */
-  deliveries(taskId: string): ReturnType<SqlTasksRepository['deliveries']> {
+  deliveries(taskId: string): Promise<TaskDelivery[]> {
     return this.repository.deliveries(taskId);
+  }
+
+  /** SPEC 4.7 imagine: an image task of the gateway's image model (TOLLGATE_IMAGINE_MODEL). */
+  async imagine(caller: Caller, input: { prompt: string; webhookUrl?: string | undefined; useWalletBalance: boolean; apiKeyText: string }): Promise<Task> {
+    const { task } = await this.create(caller, {
+      kind: 'imagine',
+      type: 'imagine',
+      model: this.imagineModel,
+      endpoint: 'media.create',
+      kinds: ['image'],
+      input: { prompt: input.prompt },
+      webhookUrl: input.webhookUrl,
+      useWalletBalance: input.useWalletBalance,
+      apiKeyText: input.apiKeyText,
+    });
+    return task;
   }
 
   /** A follow-up action on a finished image task: a child task with `parentId`, billed like any other. */

@@ -1,8 +1,7 @@
 import type { OpenAiMedia } from '../../providers/openai/openai-media.ts';
-import type { SqlTasksRepository } from '../../storage/tasks-repository.ts';
 import type { Model } from '../catalog/model.ts';
 import type { GenerationStep } from './media-generation.ts';
-import type { Task } from './task.ts';
+import type { Task, TasksRepository } from './task.ts';
 
 interface InputFile {
   id: string;
@@ -11,7 +10,7 @@ interface InputFile {
 }
 
 /** The asynchronous transcription: the stored audio goes to the vendor; the transcript becomes a text file and `text`. */
-export async function transcribeTask(media: OpenAiMedia, repository: SqlTasksRepository, task: Task, model: Model, requestId: string): Promise<GenerationStep> {
+export async function transcribeTask(media: OpenAiMedia, repository: TasksRepository, task: Task, model: Model, requestId: string): Promise<GenerationStep> {
   const input = (task.input.inputFiles as InputFile[] | undefined)?.[0];
   const audio = input ? await repository.file(input.id) : undefined;
   if (!input || !audio) return { type: 'failed', error: { code: 'input_missing', message: 'The audio file of this task is gone.' } };

@@ -4,7 +4,7 @@ import { unixSeconds, type Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
 import type { SecretBox } from '../../lib/secret-box.ts';
 import { OutboundTimeoutError, RefusedUrlError, sendOutbound } from '../../lib/outbound-http.ts';
-import type { SqlTasksRepository } from '../../storage/tasks-repository.ts';
+import type { TasksRepository } from '../tasks/task.ts';
 import { taskView, type FileUrl } from '../tasks/task-views.ts';
 import { signatureHeader } from './signature.ts';
 
@@ -28,7 +28,7 @@ export interface WebhookDispatcherOptions {
  */
 export class WebhookDispatcher {
   constructor(
-    private readonly repository: SqlTasksRepository,
+    private readonly repository: TasksRepository,
     private readonly secrets: SecretBox,
     private readonly clock: Clock,
     private readonly logger: Logger,
@@ -60,7 +60,7 @@ export class WebhookDispatcher {
     const delay = RETRY_DELAYS_MS[attempt - 1];
     // A receiver answering 410 Gone asks for no more deliveries (Standard Webhooks).
     if (result.ok || delay === undefined || result.status === 410) {
-      await this.repository.update(this.repository.db, task.id, { webhookSecret: null }, this.clock.now());
+      await this.repository.update(task.id, { webhookSecret: null }, this.clock.now());
       if (!result.ok) this.logger.warn({ task: task.id, attempts: attempt }, 'webhook delivery failed for good');
       return result.ok ? { type: 'done' } : { type: 'failed', error: result.error ?? `receiver answered ${result.status}` };
     }

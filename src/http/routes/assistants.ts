@@ -1,9 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { Services } from '../../app.ts';
 import { parseOrThrow } from '../../dialects/validation.ts';
 import { createAssistantSchema, updateAssistantSchema } from '../../features/assistants/assistant.ts';
+import type { AssistantChatService } from '../../features/assistants/assistant-chat.ts';
 import { assistantView, catalogCardView, listItemView } from '../../features/assistants/assistant-views.ts';
+import type { AssistantsService } from '../../features/assistants/assistants-service.ts';
+import type { ModelLookup } from '../../features/catalog/retirement.ts';
 import { formatMoney } from '../../lib/money.ts';
 import { sseFrame } from '../../lib/sse-writer.ts';
 import { renderErrorA } from '../../core/errors.ts';
@@ -30,9 +32,16 @@ const chatSchema = z.object({
   useWalletBalance: z.boolean().optional(),
 });
 
+/** The assistants feature as its routes use it: the assistants, their chat, and the catalog their views show models from. */
+export interface AssistantRouteServices {
+  assistants: AssistantsService;
+  assistantChat: AssistantChatService;
+  models: ModelLookup;
+}
+
 /** Assistants (SPEC 4.3–4.6, 4.10 create) plus likes and installs of the catalog. */
-export function registerAssistantRoutes(app: FastifyInstance, services: Services): void {
-  const model = (id: string) => services.catalog.get(id);
+export function registerAssistantRoutes(app: FastifyInstance, services: AssistantRouteServices): void {
+  const model = (id: string) => services.models.get(id);
 
   app.post('/v1/assistant/create', { config: { name: 'assistant.create' } }, async (request) => {
     const assistant = await services.assistants.create(callerOf(request), parseOrThrow(createAssistantSchema, request.body));

@@ -1,23 +1,23 @@
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../../app.ts';
 import { renderErrorA } from '../../core/errors.ts';
 import { chatRequestSchema, toChatRequest } from '../../dialects/openai/chat-request.ts';
 import { parseOrThrow } from '../../dialects/validation.ts';
+import type { ChatCompletionsService } from '../../features/inference/chat-completions.ts';
 import { sseFrame } from '../../lib/sse-writer.ts';
 import { callerOf, clientAbort, walletFromQuery } from '../caller.ts';
 import { sendEventStream } from '../event-stream.ts';
 
 /** POST /v1/chat/completions (OpenAI format), stream and not. */
-export function registerChatCompletionsRoute(app: FastifyInstance, services: Services): void {
+export function registerChatCompletionsRoute(app: FastifyInstance, completions: ChatCompletionsService): void {
   app.post('/v1/chat/completions', { config: { name: 'chat.completions', upstreamPassthrough: true } }, async (request, reply) => {
     const { request: chat, useWalletBalance } = toChatRequest(parseOrThrow(chatRequestSchema, request.body));
-    const call = await services.chat.prepare(callerOf(request), chat, useWalletBalance || walletFromQuery(request));
+    const call = await completions.prepare(callerOf(request), chat, useWalletBalance || walletFromQuery(request));
     reply.headers(call.resolution.headers);
     // A non-stream call runs to its end even if the client leaves: the vendor bills it, so it is charged (no abort wiring).
-    if (!chat.stream) return services.chat.complete(call, chat);
+    if (!chat.stream) return completions.complete(call, chat);
     const abort = clientAbort(reply);
-    const stream = await services.chat.openStream(call, chat, abort.signal);
-    await sendEventStream(request, reply, services.chat.relay(call, chat, stream), abort, (error) => sseFrame(JSON.stringify(renderErrorA(error))));
+    const stream = await completions.openStream(call, chat, abort.signal);
+    await sendEventStream(request, reply, completions.relay(call, chat, stream), abort, (error) => sseFrame(JSON.stringify(renderErrorA(error))));
     return reply;
   });
 }

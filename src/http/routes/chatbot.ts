@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import type { Services } from '../../app.ts';
 import { GatewayError } from '../../core/errors.ts';
 import { parseOrThrow, validationError } from '../../dialects/validation.ts';
 import { inboundEventSchema } from '../../features/chatbot/bot.ts';
+import type { ChatbotService } from '../../features/chatbot/chatbot-service.ts';
 import { formatMoney } from '../../lib/money.ts';
 
 const configSchema = z.object({ webHookUrl: z.string().min(1, 'must not be empty') });
@@ -15,28 +15,28 @@ const tokenOf = (request: FastifyRequest): string | undefined => {
 };
 
 /** SPEC 4.1: the chat service's side of the bot integration. Authenticated by the bot token, not an API key. */
-export function registerChatbotRoutes(app: FastifyInstance, services: Services): void {
+export function registerChatbotRoutes(app: FastifyInstance, chatbot: ChatbotService): void {
   app.post('/api/bot', { config: { ...settings, name: 'bot.event' } }, async (request) => {
-    const bot = await services.chatbot.authenticate(tokenOf(request));
+    const bot = await chatbot.authenticate(tokenOf(request));
     const parsed = inboundEventSchema.safeParse(request.body);
     if (!parsed.success) {
       const known = typeof (request.body as { event?: unknown } | null)?.event === 'string';
       throw known ? validationError(parsed.error) : new GatewayError('invalid_request', 'event: must be one of CLIENT_MESSAGE, AGENT_JOINED, AGENT_UNAVAILABLE, CHAT_CLOSED', { param: 'event' });
     }
     // Answered at once: the chat service gives up after a few seconds; the reply is a job.
-    const { duplicate } = await services.chatbot.receive(bot, parsed.data, JSON.stringify(request.body));
+    const { duplicate } = await chatbot.receive(bot, parsed.data, JSON.stringify(request.body));
     return { ok: true, message: duplicate ? 'DUPLICATE' : 'OK' };
   });
 
   app.post('/api/bot/balance', { config: { ...settings, name: 'bot.balance' } }, async (request) => {
-    const bot = await services.chatbot.authenticate(tokenOf(request));
-    return { ok: true, message: 'OK', balance: formatMoney(await services.chatbot.balance(bot)) };
+    const bot = await chatbot.authenticate(tokenOf(request));
+    return { ok: true, message: 'OK', balance: formatMoney(await chatbot.balance(bot)) };
   });
 
   app.post('/api/bot/config', { config: { ...settings, name: 'bot.config' } }, async (request) => {
-    const bot = await services.chatbot.authenticate(tokenOf(request));
+    const bot = await chatbot.authenticate(tokenOf(request));
     const body = parseOrThrow(configSchema, request.body ?? {});
-    await services.chatbot.configure(bot, body.webHookUrl);
+    await chatbot.configure(bot, body.webHookUrl);
     return { ok: true, message: 'OK' };
   });
 }

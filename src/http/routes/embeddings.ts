@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { Services } from '../../app.ts';
 import { parseOrThrow } from '../../dialects/validation.ts';
+import type { EmbeddingsService } from '../../features/inference/embeddings.ts';
 import { callerOf, walletFromQuery } from '../caller.ts';
 
 const embeddingsSchema = z.object({
@@ -19,10 +19,10 @@ const embeddingsSchema = z.object({
 });
 
 /** POST /v1/embeddings (OpenAI format). */
-export function registerEmbeddingsRoute(app: FastifyInstance, services: Services): void {
+export function registerEmbeddingsRoute(app: FastifyInstance, embeddings: EmbeddingsService): void {
   app.post('/v1/embeddings', { config: { name: 'embeddings', upstreamPassthrough: true } }, async (request, reply) => {
     const { useWalletBalance, ...body } = parseOrThrow(embeddingsSchema, request.body);
-    const result = await services.embeddings.create(callerOf(request), body, useWalletBalance === true || walletFromQuery(request));
+    const result = await embeddings.create(callerOf(request), body, useWalletBalance === true || walletFromQuery(request));
     reply.headers(result.headers);
     return result.body;
   });

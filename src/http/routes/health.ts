@@ -1,14 +1,16 @@
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../../app.ts';
+import type { ReadinessService } from '../../features/health/readiness-service.ts';
+import type { Metrics } from '../../lib/metrics.ts';
 
-export function registerHealthRoutes(app: FastifyInstance, services: Services): void {
+/** Liveness, readiness (DESIGN §14) and Prometheus metrics. */
+export function registerHealthRoutes(app: FastifyInstance, metrics: Metrics, readiness: ReadinessService): void {
   app.get('/healthz', { config: { auth: 'none', name: 'healthz' } }, async () => ({ ok: true }));
   app.get('/readyz', { config: { auth: 'none', name: 'readyz' } }, async (_request, reply) => {
-    const readiness = await services.readiness.check();
-    return reply.code(readiness.ready ? 200 : 503).send(readiness);
+    const result = await readiness.check();
+    return reply.code(result.ready ? 200 : 503).send(result);
   });
   app.get('/metrics', { config: { auth: 'none', name: 'metrics' } }, async (_request, reply) => {
-    reply.type(services.metrics.registry.contentType);
-    return services.metrics.registry.metrics();
+    reply.type(metrics.registry.contentType);
+    return metrics.registry.metrics();
   });
 }

@@ -1,9 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { Services } from '../../app.ts';
-import { GatewayError } from '../../core/errors.ts';
 import { parseOrThrow } from '../../dialects/validation.ts';
-import { imageTaskView } from '../../features/tasks/task-views.ts';
+import type { TasksService } from '../../features/tasks/tasks-service.ts';
+import { imageTaskView, type FileUrl } from '../../features/tasks/task-views.ts';
 import { IMAGE_ACTIONS } from '../../features/tasks/task.ts';
 import { keyText } from '../plugins/auth.ts';
 import { callerOf, walletFromQuery } from '../caller.ts';
@@ -21,18 +20,11 @@ const actionSchema = z.object({
 });
 
 /** SPEC 4.7 image tasks (unofficial endpoint): imagine, read, follow-up actions. */
-export function registerImagegenRoutes(app: FastifyInstance, services: Services): void {
-  const fileUrl = services.fileUrl;
-
+export function registerImagegenRoutes(app: FastifyInstance, tasks: TasksService, fileUrl: FileUrl): void {
   app.post('/v1/imagegen/imagine', { config: { name: 'imagegen.imagine' } }, async (request) => {
     const body = parseOrThrow(imagineSchema, request.body);
-    const { task } = await services.tasks.create(callerOf(request), {
-      kind: 'imagine',
-      type: 'imagine',
-      model: services.config.imagineModel,
-      endpoint: 'media.create',
-      kinds: ['image'],
-      input: { prompt: body.prompt },
+    const task = await tasks.imagine(callerOf(request), {
+      prompt: body.prompt,
       webhookUrl: body.webhook_url,
       useWalletBalance: body.useWalletBalance === true || walletFromQuery(request),
       apiKeyText: keyText(request) ?? '',
@@ -42,14 +34,12 @@ export function registerImagegenRoutes(app: FastifyInstance, services: Services)
 
   app.get('/v1/imagegen/tasks/:id', { config: { name: 'imagegen.task' } }, async (request) => {
     const { id } = request.params as { id: string };
-    const task = await services.tasks.get(callerOf(request), id);
-    if (task.kind !== 'imagine') throw new GatewayError('not_found', `Task '${id}' not found.`, { param: 'id' });
-    return imageTaskView(task, fileUrl);
+    return imageTaskView(await tasks.get(callerOf(request), id, 'imagine'), fileUrl);
   });
 
   app.post('/v1/imagegen/action', { config: { name: 'imagegen.action' } }, async (request) => {
     const body = parseOrThrow(actionSchema, request.body);
-    const task = await services.tasks.action(callerOf(request), body.taskId, body.action, keyText(request) ?? '', body.useWalletBalance === true || walletFromQuery(request));
+    const task = await tasks.action(callerOf(request), body.taskId, body.action, keyText(request) ?? '', body.useWalletBalance === true || walletFromQuery(request));
     return imageTaskView(task, fileUrl);
   });
 }

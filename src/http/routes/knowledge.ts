@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { Services } from '../../app.ts';
 import { parseOrThrow } from '../../dialects/validation.ts';
 import { addedDocumentView, databaseView } from '../../features/knowledge/knowledge.ts';
+import type { KnowledgeService } from '../../features/knowledge/knowledge-service.ts';
 import { callerOf, walletFromQuery } from '../caller.ts';
 
 /** Longest document text accepted in one request (characters); about 1,250 chunks of 800. */
@@ -20,15 +20,15 @@ const addBody = z.object({
 const deleteBody = z.object({ id: z.string().min(1, 'must not be empty') });
 
 /** Knowledge bases (the `database` of an assistant): create, add a document, list, delete. Owner only; errors in shape A. */
-export function registerKnowledgeRoutes(app: FastifyInstance, services: Services): void {
+export function registerKnowledgeRoutes(app: FastifyInstance, knowledge: KnowledgeService): void {
   app.post('/v1/database/create', { config: { name: 'database.create' } }, async (request) => {
     const body = parseOrThrow(createBody, request.body);
-    return databaseView(await services.knowledge.create(callerOf(request), body.title));
+    return databaseView(await knowledge.create(callerOf(request), body.title));
   });
 
   app.post('/v1/database/add', { config: { name: 'database.add' } }, async (request) => {
     const body = parseOrThrow(addBody, request.body);
-    const added = await services.knowledge.add(callerOf(request), {
+    const added = await knowledge.add(callerOf(request), {
       databaseId: body.databaseId,
       title: body.title,
       text: body.text,
@@ -39,13 +39,13 @@ export function registerKnowledgeRoutes(app: FastifyInstance, services: Services
   });
 
   app.get('/v1/database/list', { config: { name: 'database.list' } }, async (request) => {
-    const bases = await services.knowledge.list(callerOf(request));
+    const bases = await knowledge.list(callerOf(request));
     return { object: 'list', data: bases.map(databaseView) };
   });
 
   app.post('/v1/database/delete', { config: { name: 'database.delete' } }, async (request) => {
     const { id } = parseOrThrow(deleteBody, request.body);
-    await services.knowledge.delete(callerOf(request), id);
+    await knowledge.delete(callerOf(request), id);
     return { id, object: 'database', deleted: true };
   });
 }

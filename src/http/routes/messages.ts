@@ -1,10 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Services } from '../../app.ts';
 import { renderErrorB } from '../../core/errors.ts';
 import { messagesRequestSchema } from '../../dialects/anthropic/messages-request.ts';
 import { parseOrThrow } from '../../dialects/validation.ts';
 import { relayMessagesStream } from '../../features/inference/messages-stream.ts';
-import type { MessagesHeaders } from '../../features/inference/messages.ts';
+import type { MessagesHeaders, MessagesService } from '../../features/inference/messages.ts';
 import { sseFrame } from '../../lib/sse-writer.ts';
 import { callerOf, clientAbort } from '../caller.ts';
 import { sendEventStream } from '../event-stream.ts';
@@ -23,26 +22,26 @@ const vendorHeaders = (request: FastifyRequest): MessagesHeaders => ({
 const settings = { errorShape: 'B', apiKeyHeader: true, upstreamPassthrough: true } as const;
 
 /** POST /v1/messages and /v1/messages/count_tokens: the vendor's format, passed through (SPEC 4.2). */
-export function registerMessagesRoutes(app: FastifyInstance, services: Services): void {
+export function registerMessagesRoutes(app: FastifyInstance, messages: MessagesService): void {
   app.post('/v1/messages', { config: { ...settings, name: 'messages' } }, async (request, reply) => {
     const body = parseOrThrow(messagesRequestSchema, request.body);
-    const prepared = await services.messages.prepare(callerOf(request), body, vendorHeaders(request), 'messages');
+    const prepared = await messages.prepare(callerOf(request), body, vendorHeaders(request), 'messages');
     reply.headers(prepared.call.resolution.headers);
     if (body.stream !== true) {
-      const result = await services.messages.create(prepared);
+      const result = await messages.create(prepared);
       return reply.type('application/json').send(result.body);
     }
     const abort = clientAbort(reply);
-    const upstream = await services.messages.openStream(prepared, abort.signal);
-    const frames = relayMessagesStream(services.messages, prepared, upstream.body);
+    const upstream = await messages.openStream(prepared, abort.signal);
+    const frames = relayMessagesStream(messages, prepared, upstream.body);
     await sendEventStream(request, reply, frames, abort, (error) => sseFrame(JSON.stringify(renderErrorB(error, request.id)), 'error'));
     return reply;
   });
 
   app.post('/v1/messages/count_tokens', { config: { ...settings, name: 'messages.count_tokens' } }, async (request, reply) => {
     const body = parseOrThrow(messagesRequestSchema, request.body);
-    const prepared = await services.messages.prepare(callerOf(request), body, vendorHeaders(request), 'messages.count_tokens');
+    const prepared = await messages.prepare(callerOf(request), body, vendorHeaders(request), 'messages.count_tokens');
     reply.headers(prepared.call.resolution.headers);
-    return reply.type('application/json').send(await services.messages.countTokens(prepared));
+    return reply.type('application/json').send(await messages.countTokens(prepared));
   });
 }

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../../app.ts';
+import type { CatalogService } from '../../features/catalog/catalog-service.ts';
 import type { Model } from '../../features/catalog/model.ts';
 import { modelNotFound } from '../../features/catalog/retirement.ts';
+import type { Clock } from '../../lib/clock.ts';
 import { formatMoney, parseMoney } from '../../lib/money.ts';
 
 /** SPEC 2.3 prices: four fraction digits (more only when the price has more; it is never rounded). */
@@ -27,23 +28,17 @@ export function modelView(model: Model, now: number): Record<string, unknown> {
 
 const TEXT_KINDS = new Set(['chat', 'embedding', 'moderation']);
 
-export function registerModelsRoute(app: FastifyInstance, services: Services): void {
+export function registerModelsRoute(app: FastifyInstance, catalog: CatalogService, clock: Clock): void {
   app.get('/v1/models', { config: { name: 'models' } }, async (request) => {
-    const allowed = request.apiKey?.allowedModels ?? null;
-    const now = services.clock.now();
-    const data = services.catalog
-      .list()
-      .filter((model) => TEXT_KINDS.has(model.kind) && (allowed === null || allowed.includes(model.id)))
-      .map((model) => modelView(model, now));
-    return { object: 'list', data };
+    const now = clock.now();
+    return { object: 'list', data: catalog.visible(request.apiKey?.allowedModels ?? null, TEXT_KINDS).map((model) => modelView(model, now)) };
   });
 
   // OpenAI's `models.retrieve(id)`: one entry, under the same rules as the list.
   app.get('/v1/models/:id', { config: { name: 'models.retrieve' } }, async (request) => {
     const { id } = request.params as { id: string };
-    const allowed = request.apiKey?.allowedModels ?? null;
-    const model = services.catalog.get(id);
-    if (!model || !TEXT_KINDS.has(model.kind) || (allowed !== null && !allowed.includes(model.id))) throw modelNotFound(id);
-    return modelView(model, services.clock.now());
+    const model = catalog.visibleModel(id, request.apiKey?.allowedModels ?? null, TEXT_KINDS);
+    if (!model) throw modelNotFound(id);
+    return modelView(model, clock.now());
   });
 }

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { Services } from '../../app.ts';
 import { parseOrThrow } from '../../dialects/validation.ts';
+import type { ModerationsService } from '../../features/inference/moderations.ts';
 import { callerOf, walletFromQuery } from '../caller.ts';
 
 /** SPEC 4.8: `input` (string, required) and `useWalletBalance`. */
@@ -10,10 +10,10 @@ const moderationSchema = z.object({
   useWalletBalance: z.boolean().optional(),
 });
 
-export function registerModerationsRoute(app: FastifyInstance, services: Services): void {
+export function registerModerationsRoute(app: FastifyInstance, moderations: ModerationsService): void {
   app.post('/v1/moderations', { config: { name: 'moderations' } }, async (request, reply) => {
     const body = parseOrThrow(moderationSchema, request.body);
-    const result = await services.moderations.create(callerOf(request), body.input, body.useWalletBalance === true || walletFromQuery(request));
+    const result = await moderations.create(callerOf(request), body.input, body.useWalletBalance === true || walletFromQuery(request));
     reply.headers(result.headers);
     return result.body;
   });

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { Services } from '../../../app.ts';
+import type { AccountsService } from '../../../features/accounts/accounts-service.ts';
+import type { TasksService } from '../../../features/tasks/tasks-service.ts';
 import { GatewayError } from '../../../core/errors.ts';
 import { parseOrThrow } from '../../../dialects/validation.ts';
 import type { Org } from '../../../features/accounts/accounts.ts';
@@ -17,7 +18,7 @@ const balanceBody = z.object({ userId: z.string().min(1).optional(), orgId: z.st
 const idempotencyHeader = z.string().min(1).max(200).optional();
 
 /** Users, organisations, members, balances and the ledger (DESIGN §4). */
-export function registerAccountRoutes(app: FastifyInstance, services: Services): void {
+export function registerAccountRoutes(app: FastifyInstance, services: { accounts: AccountsService; tasks: Pick<TasksService, 'deliveries'> }): void {
   const { accounts } = services;
 
   app.post('/admin/v1/users', async (request) => {
@@ -72,15 +73,7 @@ export function registerAccountRoutes(app: FastifyInstance, services: Services):
     return {
       object: 'list',
       data: deliveries.map((delivery) => ({
-        id: delivery.id,
-        taskId: delivery.task_id,
-        attempt: delivery.attempt,
-        url: delivery.url,
-        event: delivery.event,
-        status: delivery.status,
-        httpStatus: delivery.http_status,
-        error: delivery.error,
-        durationMs: delivery.duration_ms,
+        ...delivery,
         at: new Date(delivery.at).toISOString(),
       })),
     };
@@ -88,7 +81,6 @@ export function registerAccountRoutes(app: FastifyInstance, services: Services):
 
   app.get('/admin/v1/ledger', async (request) => {
     const account = accountOf(parseOrThrow(accountQuery, request.query));
-    if (!(await accounts.exists(account))) throw new GatewayError('not_found', `No such account '${account.id}'.`);
     const entries = await accounts.entries(account);
     return {
       object: 'list',

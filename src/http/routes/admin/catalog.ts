@@ -1,9 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { Services } from '../../../app.ts';
+import type { CatalogService } from '../../../features/catalog/catalog-service.ts';
 import { GatewayError } from '../../../core/errors.ts';
 import { parseOrThrow } from '../../../dialects/validation.ts';
 import { modelPatchSchema, modelSchema, type Model } from '../../../features/catalog/model.ts';
+import type { Clock } from '../../../lib/clock.ts';
 import { modelView } from '../models.ts';
 
 const providerBody = z.object({ type: z.enum(['openai', 'anthropic']), baseUrl: z.url(), apiKey: z.string().min(1).nullable().optional() });
@@ -16,10 +17,9 @@ function adminModelView(model: Model, now: number): Record<string, unknown> {
 }
 
 /** Providers and the model catalog (DESIGN §4). */
-export function registerCatalogRoutes(app: FastifyInstance, services: Services): void {
+export function registerCatalogRoutes(app: FastifyInstance, services: { catalog: CatalogService; clock: Clock }): void {
   app.put('/admin/v1/providers/:id', async (request) => {
     const { id } = request.params as { id: string };
-    if (!/^[a-z0-9][a-z0-9_-]{0,63}$/.test(id)) throw new GatewayError('invalid_request', 'id: must be 1-64 lowercase letters, digits, - or _', { param: 'id' });
     const body = parseOrThrow(providerBody, request.body);
     const provider = await services.catalog.putProvider({ id, type: body.type, baseUrl: body.baseUrl, apiKey: body.apiKey ?? null });
     return { id: provider.id, type: provider.type, baseUrl: provider.baseUrl };
@@ -33,24 +33,14 @@ export function registerCatalogRoutes(app: FastifyInstance, services: Services):
   app.put('/admin/v1/models/:id', async (request) => {
     const { id } = request.params as { id: string };
     const body = parseOrThrow(modelPut, request.body);
-    checkRedirect(services, id, body.deprecation_redirect_to);
     return adminModelView(await services.catalog.putModel(id, body), services.clock.now());
   });
 
   app.patch('/admin/v1/models/:id', async (request) => {
     const { id } = request.params as { id: string };
     const body = parseOrThrow(modelPatch, request.body ?? {});
-    checkRedirect(services, id, body.deprecation_redirect_to);
     const model = await services.catalog.patchModel(id, body);
     if (!model) throw new GatewayError('not_found', `The model '${id}' does not exist.`);
     return adminModelView(model, services.clock.now());
   });
-}
-
-function checkRedirect(services: Services, id: string, target: string | null | undefined): void {
-  if (target === undefined || target === null) return;
-  if (target === id) throw new GatewayError('invalid_request', 'deprecation_redirect_to: must name another model', { param: 'deprecation_redirect_to' });
-  if (!services.catalog.get(target)) {
-    throw new GatewayError('invalid_request', `deprecation_redirect_to: model '${target}' does not exist`, { param: 'deprecation_redirect_to' });
-  }
 }

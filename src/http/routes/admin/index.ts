@@ -1,11 +1,26 @@
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../../../app.ts';
+import type { AccountsService } from '../../../features/accounts/accounts-service.ts';
+import type { CatalogService } from '../../../features/catalog/catalog-service.ts';
+import type { ChatbotService } from '../../../features/chatbot/chatbot-service.ts';
+import type { KeysService } from '../../../features/keys/keys-service.ts';
+import type { TasksService } from '../../../features/tasks/tasks-service.ts';
+import type { Clock } from '../../../lib/clock.ts';
 import { registerAccountRoutes } from './accounts.ts';
 import { registerCatalogRoutes } from './catalog.ts';
 import { registerKeyRoutes } from './keys.ts';
 
+/** The services the admin API is a door onto (the CLI and the management API call the same methods). */
+export interface AdminServices {
+  accounts: AccountsService;
+  keys: KeysService;
+  catalog: CatalogService;
+  chatbot: ChatbotService;
+  tasks: Pick<TasksService, 'deliveries'>;
+  clock: Clock;
+}
+
 /** The admin API under /admin/v1, guarded by the admin token. */
-export function registerAdminRoutes(app: FastifyInstance, services: Services): void {
+export function registerAdminRoutes(app: FastifyInstance, services: AdminServices): void {
   void app.register(
     async (admin) => {
       admin.addHook('onRoute', (route) => {

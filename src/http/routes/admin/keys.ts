@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { Services } from '../../../app.ts';
+import type { ChatbotService } from '../../../features/chatbot/chatbot-service.ts';
+import type { KeysService } from '../../../features/keys/keys-service.ts';
 import { GatewayError } from '../../../core/errors.ts';
 import { parseOrThrow } from '../../../dialects/validation.ts';
 
@@ -19,28 +20,16 @@ const botBody = z.object({
   webhookUrl: z.string().min(1).nullable().optional(),
 });
 
-export function registerKeyRoutes(app: FastifyInstance, services: Services): void {
+/** API keys and bots (DESIGN §4); the rules (owner, org membership, allowed models, assistant) are the services'. */
+export function registerKeyRoutes(app: FastifyInstance, services: { keys: KeysService; chatbot: ChatbotService }): void {
   app.post('/admin/v1/bots', async (request) => {
     const body = parseOrThrow(botBody, request.body);
-    if (!(await services.accounts.getUser(body.userId))) throw new GatewayError('not_found', `User '${body.userId}' does not exist.`, { param: 'userId' });
-    if (body.orgId && !(await services.accounts.getRole(body.orgId, body.userId))) {
-      throw new GatewayError('invalid_request', `orgId: user '${body.userId}' is not a member of '${body.orgId}'`, { param: 'orgId' });
-    }
-    const assistant = await services.assistantsRepository.get(body.assistantId);
-    if (!assistant) throw new GatewayError('not_found', `Assistant '${body.assistantId}' does not exist.`, { param: 'assistantId' });
-    const { bot, token } = await services.chatbot.create({ userId: body.userId, orgId: body.orgId ?? null, assistantId: assistant.id, webhookUrl: body.webhookUrl ?? null });
+    const { bot, token } = await services.chatbot.create({ userId: body.userId, orgId: body.orgId ?? null, assistantId: body.assistantId, webhookUrl: body.webhookUrl ?? null });
     return { id: bot.id, token, userId: bot.userId, orgId: bot.orgId, assistantId: bot.assistantId, webhookUrl: bot.webhookUrl };
   });
 
   app.post('/admin/v1/keys', async (request) => {
     const body = parseOrThrow(keyBody, request.body);
-    if (!(await services.accounts.getUser(body.userId))) throw new GatewayError('not_found', `User '${body.userId}' does not exist.`, { param: 'userId' });
-    if (body.orgId) {
-      if (!(await services.accounts.getOrg(body.orgId))) throw new GatewayError('not_found', `Organization '${body.orgId}' does not exist.`, { param: 'orgId' });
-      if (!(await services.accounts.getRole(body.orgId, body.userId))) {
-        throw new GatewayError('invalid_request', `orgId: user '${body.userId}' is not a member of '${body.orgId}'`, { param: 'orgId' });
-      }
-    }
     const { key, text } = await services.keys.create({
       userId: body.userId,
       orgId: body.orgId ?? null,
