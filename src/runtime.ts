@@ -36,9 +36,12 @@ export function createLogger(config: Readonly<Config>): Logger {
 export async function openRuntime(config: Readonly<Config>, options: { clock?: Clock; logger?: Logger; useSimulator?: boolean } = {}): Promise<Runtime> {
   const logger = options.logger ?? createLogger(config);
   const storage = await openStorage(config.databaseUrl);
+  // Without Redis, processes sharing a database (gateways on PostgreSQL; a gateway and the CLI on one SQLite file) hear
+  // each other through its `changes` table. Only an in-memory SQLite database is one process's alone.
+  const sharedDatabase = storage.engine === 'postgres' || !/^sqlite:(:memory:)?$/.test(config.databaseUrl);
   const bus: ChangeBus = config.redisUrl
     ? await RedisChangeBus.connect(config.redisUrl, config.redisPrefix)
-    : storage.engine === 'postgres'
+    : sharedDatabase
       ? new DatabaseChangeBus(storage.db)
       : new LocalChangeBus();
   const clock = options.clock ?? systemClock;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -9,16 +9,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { startSimulator } from '../simulator/server.ts';
 import { openStorage } from '../src/storage/database.ts';
 import { SqlLedgerRepository } from '../src/storage/ledger-repository.ts';
+import { freePort, waitForOutput } from './helpers/processes.ts';
 
 const ROOT = join(import.meta.dirname, '..');
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** Whether anything accepts connections on the port. */
 function listening(port: number): Promise<boolean> {
@@ -65,22 +58,6 @@ function alive(pid: number): boolean {
   }
 }
 
-function waitForLine(child: ChildProcess, pattern: RegExp): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let text = '';
-    const onData = (chunk: Buffer): void => {
-      text += chunk.toString('utf8');
-      const match = pattern.exec(text);
-      if (match) {
-        child.stdout?.off('data', onData);
-        resolve(match[0]);
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`npm start exited (${code}) before printing ${pattern}: ${text}`)));
-  });
-}
-
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   test(`${signal} to npm start stops the gateway: the request in flight is answered, its charge written, no node left`, async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'tollgate-signals-'));
@@ -105,7 +82,7 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     try {
-      await waitForLine(npm, /tollgate listening on \S+/);
+      await waitForOutput(npm, /tollgate listening on \S+/);
       const processes = descendants(npm.pid!);
       assert.ok(processes.length > 0, 'npm start runs the gateway in a child process');
       const key = readFileSync(join(dataDir, 'demo-key'), 'utf8').trim();

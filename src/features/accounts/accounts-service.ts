@@ -4,7 +4,7 @@ import { newId } from '../../lib/ids.ts';
 import type { Money } from '../../lib/money.ts';
 import type { ChangeBus } from '../../storage/change-bus.ts';
 import type { BalanceBook } from '../billing/balance-book.ts';
-import type { LedgerEntry, LedgerRepository } from '../billing/ledger.ts';
+import { accountKey, type LedgerEntry, type LedgerRepository } from '../billing/ledger.ts';
 import type { AccountRef, AccountsRepository, Org, Role, User } from './accounts.ts';
 
 /** Users, organisations, memberships and balance movements made by operators (admin API and CLI). */
@@ -20,6 +20,7 @@ export class AccountsService {
     private readonly bus: ChangeBus,
   ) {
     bus.subscribe((topic, id) => {
+      if (topic === 'balance') return this.forgetBalance(id);
       if (topic !== 'orgs') return;
       if (id) this.orgCache.delete(id);
       else this.orgCache.clear();
@@ -80,7 +81,16 @@ export class AccountsService {
   async adjust(account: AccountRef, amount: Money, description = 'admin adjustment'): Promise<Money> {
     if (!(await this.exists(account))) throw new GatewayError('not_found', `${account.type === 'user' ? 'User' : 'Organization'} '${account.id}' does not exist.`);
     await this.book.recordNow({ account, amount, kind: amount >= 0n ? 'credit' : 'charge', requestId: null, model: null, description });
+    // Other processes (a gateway, when the CLI credits) drop their copy of this balance and read it again.
+    await this.bus.publish('balance', accountKey(account));
     return (await this.balance(account))!;
+  }
+
+  /** A `balance` notice names an account as `user:<id>` or `org:<id>` (accountKey). */
+  private forgetBalance(key: string): void {
+    const separator = key.indexOf(':');
+    const type = key.slice(0, separator);
+    if (type === 'user' || type === 'org') this.book.invalidate({ type, id: key.slice(separator + 1) });
   }
 
   /** The stored balance after every pending entry of this process is written. */
