@@ -124,7 +124,7 @@ export function createServices(dependencies: AppDependencies): Services {
   const ledger = new SqlLedgerRepository(storage.db);
   const book = new BalanceBook(ledger, clock, config.ledgerFlushMs, logger.child({ component: 'ledger' }), metrics);
   const catalog = new CatalogService(new SqlCatalogRepository(storage.db), bus, clock);
-  const http = new HttpClient(config.upstreamTimeoutMs);
+  const http = new HttpClient(config.upstreamTimeoutMs, { observe: metrics.observeUpstream });
   const providers = new ProviderRegistry(dependencies.defaultProviders, catalog, http);
   const callDependencies: ModelCallDependencies = { metrics, catalog, providers, book, clock };
   const accounts = new AccountsService(new SqlAccountsRepository(storage.db), ledger, book, clock, bus);
