@@ -6,6 +6,7 @@ import * as chatbot from './0005-chatbot.ts';
 import * as keyRateLimit from './0006-key-rate-limit.ts';
 import * as jobQueues from './0007-job-queues.ts';
 import * as changes from './0008-changes.ts';
+import * as modelOperatorFields from './0012-model-operator-fields.ts';
 
 /** Migrations in order; a new one is a new file added here. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -16,6 +17,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0006-key-rate-limit': keyRateLimit,
   '0007-job-queues': jobQueues,
   '0008-changes': changes,
+  '0012-model-operator-fields': modelOperatorFields,
 };
 
 export const migrationProvider: MigrationProvider = {
