@@ -136,7 +136,7 @@ export function createServices(dependencies: AppDependencies): Services {
   const ledger = new SqlLedgerRepository(storage.db);
   const book = new BalanceBook(ledger, clock, config.ledgerFlushMs, logger.child({ component: 'ledger' }), metrics);
   const catalog = new CatalogService(new SqlCatalogRepository(storage.db, dependencies.secrets), bus, clock);
-  const http = new HttpClient(config.upstreamTimeoutMs);
+  const http = new HttpClient(config.upstreamTimeoutMs, { observe: metrics.observeUpstream });
   const providers = new ProviderRegistry(dependencies.defaultProviders, catalog, http);
   const callDependencies: ModelCallDependencies = { metrics, catalog, providers, book, clock };
   const accounts = new AccountsService(new SqlAccountsRepository(storage.db), ledger, book, clock, bus, new SqlIdempotencyRepository(storage.db));
@@ -205,7 +205,7 @@ const MAX_JSON_DEPTH = 256;
 /** Each route module gets the service it serves, never the whole set (the routes are doors onto the services). */
 function registerRoutes(server: FastifyInstance, services: Services): void {
   const { clock, fileUrl } = services;
-  registerHealthRoutes(server, services.metrics, services.readiness);
+  registerHealthRoutes(server, services.metrics, services.readiness, services.config.metricsToken);
   registerModelsRoute(server, services.catalog, clock);
   registerChatCompletionsRoute(server, services.chat);
   registerEmbeddingsRoute(server, services.embeddings);

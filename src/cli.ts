@@ -128,10 +128,11 @@ program
   .command('models')
   .description('the model catalog')
   .command('import [file]')
-  .description(`import models from a JSON catalog (default ${DEFAULT_CATALOG})`)
-  .action((file: string | undefined) =>
+  .description(`import models from a JSON catalog (default ${DEFAULT_CATALOG}); prices, retirement and routing set by the operator are kept`)
+  .option('--overwrite', "replace the operator's prices, retirement and routing with the file's too", false)
+  .action((file: string | undefined, options: { overwrite: boolean }) =>
     withServices(async (services) => {
-      print({ imported: await services.catalog.importModels(readCatalogFile(file ?? DEFAULT_CATALOG)) });
+      print({ imported: await services.catalog.importModels(readCatalogFile(file ?? DEFAULT_CATALOG), { overwrite: options.overwrite }) });
     }),
   );
 

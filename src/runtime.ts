@@ -61,9 +61,12 @@ export async function openRuntime(config: Readonly<Config>, options: { clock?: C
     await storage.close();
     throw error;
   }
+  // Without Redis, processes sharing a database (gateways on PostgreSQL; a gateway and the CLI on one SQLite file) hear
+  // each other through its `changes` table. Only an in-memory SQLite database is one process's alone.
+  const sharedDatabase = storage.engine === 'postgres' || !/^sqlite:(:memory:)?$/.test(config.databaseUrl);
   const bus: ChangeBus = config.redisUrl
     ? await RedisChangeBus.connect(config.redisUrl, config.redisPrefix)
-    : storage.engine === 'postgres'
+    : sharedDatabase
       ? new DatabaseChangeBus(storage.db)
       : new LocalChangeBus();
   const clock = options.clock ?? systemClock;

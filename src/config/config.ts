@@ -5,11 +5,19 @@ const booleanText = z
   .optional()
   .transform((value) => value === 'true' || value === '1');
 
+/** The only engines the gateway speaks; anything else would be taken for a file name and create files. */
+const DATABASE_URL_PATTERN = /^(sqlite:.+|postgres(ql)?:\/\/.+)$/;
+
 const environmentSchema = z.object({
   HOST: z.string().default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   DATA_DIR: z.string().default('./data'),
-  DATABASE_URL: z.string().optional(),
+  DATABASE_URL: z
+    .string()
+    .refine((url) => DATABASE_URL_PATTERN.test(url), {
+      message: "must start with 'sqlite:' (e.g. sqlite:./data/tollgate.db or sqlite::memory:) or 'postgres://' / 'postgresql://'",
+    })
+    .optional(),
   REDIS_URL: z.string().optional(),
   REDIS_PREFIX: z.string().default('tollgate:'),
   TOLLGATE_ADMIN_TOKEN: z.string().min(16).optional(),
@@ -29,6 +37,7 @@ const environmentSchema = z.object({
   TOLLGATE_SQL_STORE_LIMIT_BYTES: z.coerce.number().int().positive().default(20 * 1024 * 1024),
   TOLLGATE_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   TOLLGATE_GENERATE_WAIT_MS: z.coerce.number().int().positive().default(60_000),
+  TOLLGATE_METRICS_TOKEN: z.string().min(1).optional(),
   OPENAI_API_KEY: z.string().optional(),
   OPENAI_BASE_URL: z.string().default('https://api.openai.com/v1'),
   ANTHROPIC_API_KEY: z.string().optional(),
@@ -40,7 +49,7 @@ export interface Config {
   host: string;
   port: number;
   dataDir: string;
-  /** `sqlite:<path>`, `sqlite::memory:` or `postgres://…`. */
+  /** `sqlite:<path>`, `sqlite::memory:` or `postgres://…` / `postgresql://…` (checked by loadConfig: nothing else passes). */
   databaseUrl: string;
   redisUrl: string | undefined;
   redisPrefix: string;
@@ -69,17 +78,24 @@ export interface Config {
   webhookTimeoutMs: number;
   /** How long POST /v1/media/generate waits for the result before answering with the task as it is. */
   generateWaitMs: number;
+  /** When set, GET /metrics wants `Authorization: Bearer <token>`; when unset /metrics is open (bind to a private address). */
+  metricsToken: string | undefined;
   vendors: {
     openai: { apiKey: string | undefined; baseUrl: string };
     anthropic: { apiKey: string | undefined; baseUrl: string };
   };
 }
 
+/** A configuration the gateway refuses to start with; its message is meant for the operator as it is. */
+export class ConfigurationError extends Error {
+  override readonly name = 'ConfigurationError';
+}
+
 export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Readonly<Config> {
   const parsed = environmentSchema.safeParse(environment);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
-    throw new Error(`invalid configuration: ${problems}`);
+    throw new ConfigurationError(`invalid configuration: ${problems}`);
   }
   const env = parsed.data;
   return Object.freeze({
@@ -106,6 +122,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Readon
     sqlStoreLimitBytes: env.TOLLGATE_SQL_STORE_LIMIT_BYTES,
     webhookTimeoutMs: env.TOLLGATE_WEBHOOK_TIMEOUT_MS,
     generateWaitMs: env.TOLLGATE_GENERATE_WAIT_MS,
+    metricsToken: env.TOLLGATE_METRICS_TOKEN,
     vendors: {
       openai: { apiKey: env.OPENAI_API_KEY, baseUrl: env.OPENAI_BASE_URL },
       anthropic: { apiKey: env.ANTHROPIC_API_KEY, baseUrl: env.ANTHROPIC_BASE_URL },

@@ -21,7 +21,17 @@ export class Metrics {
   readonly tokens = new Counter({ name: 'tollgate_tokens_total', help: 'Tokens billed', labelNames: ['model', 'direction'], registers: [this.registry] });
   readonly charged = new Counter({ name: 'tollgate_money_charged_total', help: 'Money charged, in currency units', labelNames: ['currency'], registers: [this.registry] });
 
+  private readonly upstreamTimers = new Map<string, { observe(value: number): void }>();
+
   constructor(readonly currency: string) {
     collectDefaultMetrics({ register: this.registry, prefix: 'tollgate_' });
   }
+
+  /** Records a vendor call's time to its response head; labelled children are cached (the call is on the hot path). */
+  readonly observeUpstream = (provider: string, operation: string, seconds: number): void => {
+    const key = `${provider} ${operation}`;
+    let timer = this.upstreamTimers.get(key);
+    if (!timer) this.upstreamTimers.set(key, (timer = this.upstreamLatency.labels(provider, operation)));
+    timer.observe(seconds);
+  };
 }

@@ -8,28 +8,48 @@ export interface UpstreamResponse {
   body: Readable & { text(): Promise<string>; json(): Promise<unknown>; arrayBuffer(): Promise<ArrayBuffer> };
 }
 
+/** Told how long each vendor call took until its response head, by provider id and operation (a path without ids). */
+export type UpstreamObserver = (provider: string, operation: string, seconds: number) => void;
+
+interface HttpClientOptions {
+  observe?: UpstreamObserver;
+  /** The provider id calls are labelled with (set by `forProvider`). */
+  provider?: string;
+  /** A pool to share instead of making one. */
+  agent?: Agent;
+}
+
 /**
- * The one place the gateway talks HTTP to vendors: a keep-alive connection pool per origin (undici Agent) and the
- * mapping of transport failures to UpstreamError. Vendor adapters keep only their URLs, headers and body conversion.
+ * The one place the gateway talks HTTP to vendors: a keep-alive connection pool per origin (undici Agent), the upstream
+ * latency of every call, and the mapping of transport failures to UpstreamError. Vendor adapters keep only their URLs,
+ * headers and body conversion.
  */
 export class HttpClient {
   private readonly agent: Agent;
 
-  constructor(timeoutMs: number) {
-    this.agent = new Agent({
-      keepAliveTimeout: 30_000,
-      keepAliveMaxTimeout: 600_000,
-      // Enough for every stream a gateway holds at once; each open stream keeps its upstream connection.
-      connections: 4096,
-      pipelining: 1,
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
-    });
+  constructor(timeoutMs: number, private readonly options: HttpClientOptions = {}) {
+    this.agent =
+      options.agent ??
+      new Agent({
+        keepAliveTimeout: 30_000,
+        keepAliveMaxTimeout: 600_000,
+        // Enough for every stream a gateway holds at once; each open stream keeps its upstream connection.
+        connections: 4096,
+        pipelining: 1,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
+  }
+
+  /** The same pool, its calls' latency labelled with this provider id. Closing the view closes the shared pool. */
+  forProvider(provider: string): HttpClient {
+    return new HttpClient(0, { ...this.options, provider, agent: this.agent });
   }
 
   /** Sends a request; a non-2xx answer is read whole and thrown as UpstreamError. */
   async send(url: string, init: { method?: Dispatcher.HttpMethod; headers: Record<string, string>; body?: string | Buffer | FormData; signal?: AbortSignal }): Promise<UpstreamResponse> {
     let response: Dispatcher.ResponseData;
+    const started = process.hrtime.bigint();
     try {
       response = await request(url, {
         method: init.method ?? 'POST',
@@ -41,6 +61,7 @@ export class HttpClient {
     } catch (error) {
       throw transportError(error);
     }
+    this.options.observe?.(this.options.provider ?? 'unknown', operationOf(url), Number(process.hrtime.bigint() - started) / 1e9);
     if (response.statusCode >= 200 && response.statusCode < 300) {
       return { status: response.statusCode, headers: response.headers, body: response.body as UpstreamResponse['body'] };
     }
@@ -66,6 +87,16 @@ export class HttpClient {
   close(): Promise<void> {
     return this.agent.close();
   }
+}
+
+/** `https://host/v1/videos/video_6f2/content?x` → `videos/:id/content`: ids would make a label per call. */
+export function operationOf(url: string): string {
+  const path = url.replace(/^[a-z]+:\/\/[^/]+/i, '').split('?', 1)[0] ?? '';
+  return path
+    .split('/')
+    .filter((segment) => segment !== '' && segment !== 'v1')
+    .map((segment) => (/\d/.test(segment) || segment.length > 40 ? ':id' : segment))
+    .join('/');
 }
 
 export function transportError(error: unknown): UpstreamError {

@@ -46,7 +46,7 @@ export class ProviderRegistry {
     if (!record || record.type !== 'anthropic') throw new GatewayError('upstream_error', `No Anthropic-format provider '${id}' is configured for this model.`);
     let client = this.passthroughs.get(record);
     if (!client) {
-      client = new AnthropicPassthrough(record.id, { baseUrl: record.baseUrl, apiKey: record.apiKey }, this.http);
+      client = new AnthropicPassthrough(record.id, { baseUrl: record.baseUrl, apiKey: record.apiKey }, this.http.forProvider(record.id));
       this.passthroughs.set(record, client);
     }
     return client;
@@ -58,7 +58,7 @@ export class ProviderRegistry {
     if (!record || record.type !== 'openai') throw new GatewayError('upstream_error', `No OpenAI-format provider '${id}' is configured for this media model.`);
     let client = this.mediaClients.get(record);
     if (!client) {
-      client = new OpenAiMedia(record.id, { baseUrl: record.baseUrl, apiKey: record.apiKey }, this.http);
+      client = new OpenAiMedia(record.id, { baseUrl: record.baseUrl, apiKey: record.apiKey }, this.http.forProvider(record.id));
       this.mediaClients.set(record, client);
     }
     return client;
@@ -80,7 +80,7 @@ export class ProviderRegistry {
     this.recordsById = new Map(this.records().map((record) => [record.id, record]));
     const next = new Map<string, Provider>();
     for (const record of this.records()) {
-      const provider = createProvider(record, this.http);
+      const provider = createProvider(record, this.http.forProvider(record.id));
       if (provider) next.set(record.id, provider);
     }
     this.providers = next;

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { CatalogRepository, ProviderRecord } from '../features/catalog/catalog.ts';
+import { OPERATOR_FIELDS, type CatalogRepository, type OperatorField, type ProviderRecord } from '../features/catalog/catalog.ts';
 import { modelSchema, type ModelRecord } from '../features/catalog/model.ts';
 import type { SecretBox } from '../lib/secret-box.ts';
 import type { Database } from './schema.ts';
@@ -16,12 +16,19 @@ export class SqlCatalogRepository implements CatalogRepository {
     return rows.map((row) => modelSchema.parse(JSON.parse(row.data)));
   }
 
-  async upsertModel(model: ModelRecord, at: number): Promise<void> {
+  async operatorFields(): Promise<Map<string, OperatorField[]>> {
+    const rows = await this.db.selectFrom('models').select(['id', 'operator_fields']).where('operator_fields', '!=', '[]').execute();
+    const known = new Set<string>(OPERATOR_FIELDS);
+    return new Map(rows.map((row) => [row.id, (JSON.parse(row.operator_fields) as string[]).filter((field): field is OperatorField => known.has(field))]));
+  }
+
+  async upsertModel(model: ModelRecord, at: number, operatorFields: readonly OperatorField[]): Promise<void> {
     const data = JSON.stringify(model);
+    const fields = JSON.stringify([...operatorFields].sort());
     await this.db
       .insertInto('models')
-      .values({ id: model.id, data, updated_at: at })
-      .onConflict((conflict) => conflict.column('id').doUpdateSet({ data, updated_at: at }))
+      .values({ id: model.id, data, operator_fields: fields, updated_at: at })
+      .onConflict((conflict) => conflict.column('id').doUpdateSet({ data, operator_fields: fields, updated_at: at }))
       .execute();
   }
 

@@ -77,8 +77,9 @@ const LOOK_BACK_MS = 10_000;
 const KEEP_MS = 3_600_000;
 
 /**
- * Several processes on one PostgreSQL without Redis: changes are rows of the `changes` table, read back by every process
- * every 200 ms. Slower than pub/sub, but a revoked key still stops working everywhere within a fraction of a second.
+ * Several processes on one database without Redis (gateways on PostgreSQL; a gateway and the `tollgate` CLI on one SQLite
+ * file): changes are rows of the `changes` table, read back by every process every 200 ms. Slower than pub/sub, but a
+ * revoked key still stops working everywhere within a fraction of a second.
  */
 export class DatabaseChangeBus implements ChangeBus {
   private readonly local = new LocalChangeBus();

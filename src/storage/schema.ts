@@ -71,6 +71,8 @@ export interface ModelsTable {
   id: string;
   /** The whole model record (catalog/model.ts) as JSON. */
   data: string;
+  /** JSON array of the model fields the operator set (OPERATOR_FIELDS); `models import` keeps them. */
+  operator_fields: ColumnType<string, string | undefined, string>;
   updated_at: number;
 }
 

@@ -6,7 +6,7 @@ import { sha256Hex } from '../../lib/hashing.ts';
 import type { IdempotencyRepository } from '../billing/idempotency.ts';
 import type { ChangeBus } from '../../lib/change-bus.ts';
 import type { BalanceBook } from '../billing/balance-book.ts';
-import type { LedgerEntry, LedgerRepository } from '../billing/ledger.ts';
+import { accountKey, type LedgerEntry, type LedgerRepository } from '../billing/ledger.ts';
 import type { AccountRef, AccountsRepository, Org, Role, User } from './accounts.ts';
 
 const ADJUST_SCOPE = 'balance.adjust';
@@ -25,6 +25,7 @@ export class AccountsService {
     private readonly idempotency: IdempotencyRepository,
   ) {
     bus.subscribe((topic, id) => {
+      if (topic === 'balance') return this.forgetBalance(id);
       if (topic !== 'orgs') return;
       if (id) this.orgCache.delete(id);
       else this.orgCache.clear();
@@ -103,9 +104,18 @@ export class AccountsService {
     const current = (await this.balance(account)) ?? 0n;
     if (current + amount > MAX_BALANCE) throw new GatewayError('invalid_request', 'amount: would take the balance beyond 9000000000', { param: 'amount' });
     await this.book.recordNow({ ...(entryId ? { id: entryId } : {}), account, amount, kind: amount >= 0n ? 'credit' : 'charge', requestId: null, model: null, description });
+    // Other processes (a gateway, when the CLI credits) drop their copy of this balance and read it again.
+    await this.bus.publish('balance', accountKey(account));
     const balance = (await this.balance(account))!;
     if (idempotencyKey !== undefined) await this.idempotency.complete(ADJUST_SCOPE, idempotencyKey, balance.toString());
     return balance;
+  }
+
+  /** A `balance` notice names an account as `user:<id>` or `org:<id>` (accountKey). */
+  private forgetBalance(key: string): void {
+    const separator = key.indexOf(':');
+    const type = key.slice(0, separator);
+    if (type === 'user' || type === 'org') this.book.invalidate({ type, id: key.slice(separator + 1) });
   }
 
   /** The stored balance after every pending entry of this process is written. */

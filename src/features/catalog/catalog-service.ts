@@ -1,7 +1,7 @@
 import { GatewayError } from '../../core/errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { ChangeBus } from '../../lib/change-bus.ts';
-import type { CatalogRepository, ProviderRecord } from './catalog.ts';
+import { OPERATOR_FIELDS, type CatalogRepository, type OperatorField, type ProviderRecord } from './catalog.ts';
 import { completeModel, modelSchema, type Model, type ModelInput, type ModelRecord } from './model.ts';
 
 /**
@@ -75,7 +75,7 @@ export class CatalogService {
     this.checkRedirect(id, input.deprecation_redirect_to);
     const record = modelSchema.parse({ ...input, id });
     record.created ??= this.models.get(id)?.created ?? Math.floor(this.clock.now() / 1000);
-    await this.save(record);
+    await this.save(record, input);
     return this.models.get(id)!;
   }
 
@@ -87,17 +87,25 @@ export class CatalogService {
     const { upstreamModel, family, title, created, owned_by, retiresAt: _retiresAt, ...rest } = current;
     const base: ModelInput = { ...rest, upstreamModel, family, title, created, owned_by };
     const record = modelSchema.parse({ ...base, ...changes, id });
-    await this.save(record);
+    await this.save(record, changes);
     return this.models.get(id);
   }
 
-  /** Imports catalog entries (first start, `tollgate models import`); existing ids are replaced. */
-  async importModels(inputs: readonly ModelInput[]): Promise<number> {
+  /**
+   * Imports catalog entries (first start, `tollgate models import`): new ids are added, vendor fields of existing ones
+   * updated. Fields the operator set through the admin API (prices, retirement, routing) are kept unless `overwrite`,
+   * which also forgets that the operator set them.
+   */
+  async importModels(inputs: readonly ModelInput[], options: { overwrite?: boolean } = {}): Promise<number> {
     const at = this.clock.now();
+    const edited = options.overwrite ? new Map<string, OperatorField[]>() : await this.repository.operatorFields();
     for (const input of inputs) {
       const record = modelSchema.parse(input);
-      record.created ??= Math.floor(at / 1000);
-      await this.repository.upsertModel(record, at);
+      const current = this.models.get(record.id);
+      record.created ??= current?.created ?? Math.floor(at / 1000);
+      const kept = current ? (edited.get(record.id) ?? []) : [];
+      for (const field of kept) Object.assign(record, { [field]: current![field] });
+      await this.repository.upsertModel(modelSchema.parse(record), at, kept);
     }
     await this.bus.publish('catalog', '');
     await this.reload();
@@ -126,8 +134,11 @@ export class CatalogService {
     }
   }
 
-  private async save(record: ModelRecord): Promise<void> {
-    await this.repository.upsertModel(record, this.clock.now());
+  /** Stores an operator's edit; the operator fields it sent join the ones set before. */
+  private async save(record: ModelRecord, sent: Partial<ModelInput>): Promise<void> {
+    const before = (await this.repository.operatorFields()).get(record.id) ?? [];
+    const now = OPERATOR_FIELDS.filter((field) => sent[field] !== undefined);
+    await this.repository.upsertModel(record, this.clock.now(), [...new Set([...before, ...now])]);
     await this.bus.publish('catalog', record.id);
     await this.reload();
   }

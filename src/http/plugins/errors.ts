@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ZodError } from 'zod';
-import { GatewayError, renderError, type ErrorShape } from '../../core/errors.ts';
+import { GatewayError, renderError, unauthorized, type ErrorShape } from '../../core/errors.ts';
 import { validationError } from '../../dialects/validation.ts';
 import { UpstreamError, toGatewayError } from '../../providers/upstream-error.ts';
 
@@ -47,11 +47,16 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: G
   let shape: ErrorShape = error.code === 'unauthorized' && routeShape !== 'bot' ? 'A' : routeShape;
   // SPEC 2.10/§7: shape C is the retired-model answer of media creation and asynchronous transcription; their other errors are shape A.
   if (shape === 'C' && error.code !== 'model_deprecated') shape = 'A';
+  // A client that retries a 401 (some coding tools do, for 90 s) only delays showing the user the real problem.
+  if (error.status === 401) reply.header('x-should-retry', 'false');
   if (error.passthrough) {
     return reply.code(error.passthrough.status).type(error.passthrough.contentType).send(error.passthrough.body);
   }
   return reply.code(error.status).type('application/json').send(renderError(error, shape, request.id));
 }
+
+/** Paths whose every route wants a key or the admin token. */
+const AUTHENTICATED_PREFIX = /^\/(v1|api|admin)(\/|\?|$)/;
 
 /** The one place errors are rendered (STYLE rule 6). */
 export function registerErrorHandling(app: FastifyInstance): void {
@@ -63,6 +68,10 @@ export function registerErrorHandling(app: FastifyInstance): void {
     return sendError(request, reply, error);
   });
   app.setNotFoundHandler((request, reply) => {
+    // Under the authenticated prefixes a caller without a credential learns only that one is needed (DESIGN §14).
+    if (AUTHENTICATED_PREFIX.test(request.url) && !request.headers.authorization && !request.headers['x-api-key']) {
+      return sendError(request, reply, unauthorized());
+    }
     const notFoundShape: ErrorShape = request.url.startsWith('/v1/messages') ? 'B' : 'A';
     const error = new GatewayError('not_found', `No route ${request.method} ${request.url.split('?')[0]}.`);
     return reply.code(404).send(renderError(error, notFoundShape, request.id));

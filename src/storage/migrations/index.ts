@@ -8,6 +8,7 @@ import * as jobQueues from './0007-job-queues.ts';
 import * as changes from './0008-changes.ts';
 import * as balanceLeases from './0009-balance-leases.ts';
 import * as idempotencyKeys from './0010-idempotency-keys.ts';
+import * as modelOperatorFields from './0012-model-operator-fields.ts';
 
 /** Migrations in order; a new one is a new file added here. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -20,6 +21,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0008-changes': changes,
   '0009-balance-leases': balanceLeases,
   '0010-idempotency-keys': idempotencyKeys,
+  '0012-model-operator-fields': modelOperatorFields,
 };
 
 export const migrationProvider: MigrationProvider = {
