@@ -1,5 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
 import { after, describe, test } from 'node:test';
 import { pino } from 'pino';
 import { BalanceBook } from '../features/billing/balance-book.ts';
@@ -9,6 +13,7 @@ import { SqlAccountsRepository } from './accounts-repository.ts';
 import { dropPostgresSchema, openStorage, type Storage } from './database.ts';
 import { SqlKeysRepository } from './keys-repository.ts';
 import { SqlLedgerRepository } from './ledger-repository.ts';
+import { migrationProvider } from './migrations/index.ts';
 
 const POSTGRES_URL = process.env.TOLLGATE_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const silent = pino({ level: 'silent' });
@@ -17,8 +22,10 @@ const engines: Array<{ name: string; open(): Promise<{ url: string; storage: Sto
   {
     name: 'sqlite',
     async open() {
-      const url = 'sqlite::memory:';
-      return { url, storage: await openStorage(url), drop: async () => {} };
+      // A file, not memory: reopening must find the same database for the migration test to mean anything.
+      const directory = mkdtempSync(join(tmpdir(), 'tollgate-storage-'));
+      const url = `sqlite:${directory}/tollgate.db`;
+      return { url, storage: await openStorage(url), drop: async () => rmSync(directory, { recursive: true, force: true }) };
     },
   },
   {
@@ -42,10 +49,26 @@ for (const engine of engines) {
     const accounts = new SqlAccountsRepository(storage.db);
     const ledger = new SqlLedgerRepository(storage.db);
 
-    test('migrations are idempotent: opening again changes nothing', async () => {
-      if (url === 'sqlite::memory:') return; // a new in-memory database each open
+    test('migrations are idempotent: opening again applies none twice and changes no table or row', async () => {
+      const applied = async (db: Storage['db']) =>
+        (await sql<{ name: string }>`select name from kysely_migration order by name`.execute(db)).rows.map((row) => row.name);
+      const tables = async (db: Storage['db']) =>
+        (await db.introspection.getTables())
+          .filter((table) => table.schema === undefined || table.schema === new URL(url.replace(/^sqlite:/, 'file:')).searchParams.get('schema'))
+          .map((table) => `${table.name}(${table.columns.map((column) => `${column.name}:${column.dataType}`).join(',')})`).sort();
+      const expected = Object.keys(await migrationProvider.getMigrations()).sort();
+      assert.deepEqual(await applied(storage.db), expected, 'every migration is applied once');
+      const id = newId('user');
+      await accounts.createUser({ id, name: 'survivor' }, clock.now());
+      const before = await tables(storage.db);
       const again = await openStorage(url);
-      await again.close();
+      try {
+        assert.deepEqual(await applied(again.db), expected, 'reopening applies nothing again');
+        assert.deepEqual(await tables(again.db), before, 'the schema is unchanged');
+        assert.equal((await new SqlAccountsRepository(again.db).getUser(id))?.name, 'survivor', 'rows survive');
+      } finally {
+        await again.close();
+      }
     });
 
     test('balances move only through the ledger and always equal its sum', async () => {
