@@ -65,13 +65,13 @@ export async function openRuntime(config: Readonly<Config>, options: { clock?: C
   // each other through its `changes` table. Only an in-memory SQLite database is one process's alone.
   const sharedDatabase = storage.engine === 'postgres' || !/^sqlite:(:memory:)?$/.test(config.databaseUrl);
   const bus: ChangeBus = config.redisUrl
-    ? await RedisChangeBus.connect(config.redisUrl, config.redisPrefix)
+    ? await RedisChangeBus.connect(config.redisUrl, config.redisPrefix, redisTrouble(logger))
     : sharedDatabase
       ? new DatabaseChangeBus(storage.db)
       : new LocalChangeBus();
   const clock = options.clock ?? systemClock;
   const limiter = config.redisUrl
-    ? new RedisRateLimiter(new (await import('ioredis')).Redis(config.redisUrl, { maxRetriesPerRequest: 2 }), config.redisPrefix, clock)
+    ? new RedisRateLimiter(redisClientFor(new (await import('ioredis')).Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false }), logger), config.redisPrefix, clock)
     : undefined;
 
   let simulatorUrl: string | undefined;
@@ -98,6 +98,21 @@ export async function openRuntime(config: Readonly<Config>, options: { clock?: C
       await closeSimulator?.();
     },
   };
+}
+
+/** Logs Redis trouble once per outage, not once per reconnect attempt. */
+function redisTrouble(logger: Logger): (error: Error) => void {
+  let last = 0;
+  return (error) => {
+    const now = Date.now();
+    if (now - last > 30_000) logger.warn({ err: error }, 'Redis is unreachable; serving on, with limits counted on this node');
+    last = now;
+  };
+}
+
+function redisClientFor<T extends { on(event: 'error', listener: (error: Error) => void): unknown }>(client: T, logger: Logger): T {
+  client.on('error', redisTrouble(logger));
+  return client;
 }
 
 export function readCatalogFile(path: string): ModelInput[] {

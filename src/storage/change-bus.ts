@@ -28,30 +28,41 @@ export class RedisChangeBus implements ChangeBus {
   private readonly channel: string;
   private readonly local = new LocalChangeBus();
 
-  private constructor(RedisClient: typeof Redis, url: string, prefix: string) {
-    this.publisher = new RedisClient(url, { lazyConnect: true, maxRetriesPerRequest: 2 });
-    this.subscriber = new RedisClient(url, { lazyConnect: true });
+  private constructor(RedisClient: typeof Redis, url: string, prefix: string, onError: (error: Error) => void) {
+    // Offline commands fail at once instead of queueing: a Redis that is down must not hold up a request or a revocation.
+    const options = { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false, retryStrategy: (times: number) => Math.min(times * 200, 2_000) };
+    this.publisher = new RedisClient(url, options);
+    this.subscriber = new RedisClient(url, { ...options, enableOfflineQueue: true });
     this.channel = `${prefix}changes`;
+    // ioredis reconnects by itself; without listeners its `error` events would end the process.
+    this.publisher.on('error', onError);
+    this.subscriber.on('error', onError);
   }
 
-  static async connect(url: string, prefix: string): Promise<RedisChangeBus> {
+  /**
+   * Connects in the background: a Redis that is down at start does not stop the gateway (DESIGN §14). Until it answers,
+   * changes reach this process only, other processes' caches expire on their own, and readiness names redis.
+   */
+  static async connect(url: string, prefix: string, onError: (error: Error) => void = () => {}): Promise<RedisChangeBus> {
     // ioredis is loaded only where Redis is configured.
     const { Redis: RedisClient } = await import('ioredis');
-    const bus = new RedisChangeBus(RedisClient, url, prefix);
-    await Promise.all([bus.publisher.connect(), bus.subscriber.connect()]);
-    await bus.subscriber.subscribe(bus.channel);
+    const bus = new RedisChangeBus(RedisClient, url, prefix, onError);
     bus.subscriber.on('message', (_channel: string, message: string) => {
       const separator = message.indexOf(':');
       const topic = message.slice(0, separator);
       if (isTopic(topic)) void bus.local.publish(topic, message.slice(separator + 1));
     });
+    const ready = Promise.all([bus.publisher.connect(), bus.subscriber.connect().then(() => bus.subscriber.subscribe(bus.channel))]);
+    // Wait briefly so a healthy Redis is subscribed before the first request; a dead one is left reconnecting.
+    await Promise.race([ready.catch((error: Error) => onError(error)), new Promise((done) => setTimeout(done, 1_000).unref())]);
     return bus;
   }
 
   async publish(topic: Topic, id: string): Promise<void> {
     // Apply locally first: the caller's own next request must already see the change.
     await this.local.publish(topic, id);
-    await this.publisher.publish(this.channel, `${topic}:${id}`);
+    // Other processes miss this notice while Redis is down; their caches expire by themselves (keys within a minute).
+    await this.publisher.publish(this.channel, `${topic}:${id}`).catch(() => undefined);
   }
 
   subscribe(handler: ChangeHandler): void {

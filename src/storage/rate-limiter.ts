@@ -43,9 +43,22 @@ export class RedisRateLimiter implements RateLimiter {
     private readonly redis: Redis,
     private readonly prefix: string,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.fallback = new MemoryRateLimiter(clock);
+  }
+
+  private readonly fallback: MemoryRateLimiter;
 
   async take(keyId: string, perMinute: number): Promise<RateDecision> {
+    try {
+      return await this.takeShared(keyId, perMinute);
+    } catch {
+      // Redis is down: count on this node until it is back (DESIGN §14), rather than refuse or stop serving.
+      return this.fallback.take(keyId, perMinute);
+    }
+  }
+
+  private async takeShared(keyId: string, perMinute: number): Promise<RateDecision> {
     const now = this.clock.now();
     const window = Math.floor(now / WINDOW_MS);
     const name = `${this.prefix}rate:${keyId}:${window}`;
