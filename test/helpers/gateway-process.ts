@@ -4,6 +4,7 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { jsonClient } from './json-client.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -67,14 +68,7 @@ export async function spawnGateway(options: SpawnOptions = {}): Promise<GatewayP
       fail(new Error(`gateway exited (${code ?? signal}) before listening:\n${output.join('')}`));
     });
   });
-  const admin = async <T,>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> => {
-    const response = await fetch(`${url}/admin/v1${path}`, {
-      method,
-      headers: { authorization: `Bearer ${adminToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return { status: response.status, body: (await response.json()) as T };
-  };
+  const admin = jsonClient(`${url}/admin/v1`, adminToken);
   return { url, adminToken, dataDir, child, output, exited, tree: () => processTree(child.pid!), admin };
 }
 

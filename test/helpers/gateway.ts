@@ -12,6 +12,7 @@ import { createLogger, DEFAULT_CATALOG, readCatalogFile } from '../../src/runtim
 import { DatabaseChangeBus, LocalChangeBus, RedisChangeBus, type ChangeBus } from '../../src/storage/change-bus.ts';
 import { dropPostgresSchema, openStorage, type Storage } from '../../src/storage/database.ts';
 import { startSimulator, type Simulator } from '../../simulator/server.ts';
+import { jsonClient } from './json-client.ts';
 
 /** The PostgreSQL every test suite may use (CI and the dev machines have it). */
 export const POSTGRES_URL = process.env.TOLLGATE_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -112,14 +113,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   app.services.publicUrl.base = url;
   if (options.runJobs) app.services.runner.start();
 
-  const admin = async <T,>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> => {
-    const response = await fetch(`${url}/admin/v1${path}`, {
-      method,
-      headers: { authorization: `Bearer ${adminToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return { status: response.status, body: (await response.json()) as T };
-  };
+  const admin = jsonClient(`${url}/admin/v1`, adminToken);
 
   const gateway: TestGateway = {
     url,
