@@ -1,3 +1,4 @@
+import cookie from '@fastify/cookie';
 import multipart from '@fastify/multipart';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -45,6 +46,10 @@ import type { SecretBox } from './lib/secret-box.ts';
 import { SqlJobsRepository } from './storage/jobs-repository.ts';
 import { SqlTasksRepository } from './storage/tasks-repository.ts';
 import { registerAuth } from './http/plugins/auth.ts';
+import { registerAuthRoutes } from './http/routes/management/auth.ts';
+import { registerMeRoutes } from './http/routes/management/me.ts';
+import { SessionsService } from './features/accounts/sessions-service.ts';
+import { SqlSessionsRepository } from './storage/sessions-repository.ts';
 import { registerErrorHandling } from './http/plugins/errors.ts';
 import { registerObservability } from './http/plugins/observability.ts';
 import { registerAdminRoutes } from './http/routes/admin/index.ts';
@@ -91,6 +96,7 @@ export interface AppDependencies {
 
 export interface Services {
   accounts: AccountsService;
+  sessions: SessionsService;
   keys: KeysService;
   catalog: CatalogService;
   providers: ProviderRegistry;
@@ -139,7 +145,8 @@ export function createServices(dependencies: AppDependencies): Services {
   const http = new HttpClient(config.upstreamTimeoutMs, { observe: metrics.observeUpstream });
   const providers = new ProviderRegistry(dependencies.defaultProviders, catalog, http);
   const callDependencies: ModelCallDependencies = { metrics, catalog, providers, book, clock };
-  const accounts = new AccountsService(new SqlAccountsRepository(storage.db), ledger, book, clock, bus, new SqlIdempotencyRepository(storage.db));
+  const accountsRepository = new SqlAccountsRepository(storage.db);
+  const accounts = new AccountsService(accountsRepository, ledger, book, clock, bus, new SqlIdempotencyRepository(storage.db));
   const jobs = new SqlJobsRepository(storage.db, storage.engine);
   const tasksRepository = new SqlTasksRepository(storage.db, ledger, jobs);
   const { secrets } = dependencies;
@@ -169,6 +176,7 @@ export function createServices(dependencies: AppDependencies): Services {
   runner.handle('bot.deliver', new BotOutboxDispatcher(bots, secrets, clock, logger.child({ component: 'chatbot' }), { allowPrivateUrls: config.allowPrivateUrls, timeoutMs: config.webhookTimeoutMs }).deliver);
   return {
     accounts,
+    sessions: new SessionsService(accountsRepository, new SqlSessionsRepository(storage.db), clock),
     assistants,
     assistantChat,
     limiter: dependencies.limiter ?? new MemoryRateLimiter(clock),
@@ -219,6 +227,13 @@ function registerRoutes(server: FastifyInstance, services: Services): void {
   registerKnowledgeRoutes(server, services.knowledge);
   registerChatbotRoutes(server, services.chatbot);
   registerAdminRoutes(server, { accounts: services.accounts, keys: services.keys, catalog: services.catalog, chatbot: services.chatbot, tasks: services.tasks, clock });
+  registerManagementRoutes(server, services);
+}
+
+/** The management API (/api/v1, DESIGN §10): the console's and scripts' door onto the same services. */
+function registerManagementRoutes(server: FastifyInstance, services: Services): void {
+  registerAuthRoutes(server, services.sessions, { secureCookies: services.config.publicUrl?.startsWith('https:') === true });
+  registerMeRoutes(server, { accounts: services.accounts, sessions: services.sessions, keys: services.keys });
 }
 
 /** Wires the gateway; never listens (main.ts does, tests use a random port or inject()). */
@@ -243,9 +258,10 @@ export async function buildApp(dependencies: AppDependencies): Promise<App> {
     else if (jsonDepthExceeds(body as string, MAX_JSON_DEPTH)) done(new GatewayError('invalid_request', `body: nests deeper than ${MAX_JSON_DEPTH} levels`, { param: 'body' }), undefined);
     else parseJson(request, body as string, done);
   });
+  await server.register(cookie);
   await server.register(multipart, { limits: { fileSize: dependencies.config.bodyLimitBytes, files: 2, fields: 50 } });
   registerErrorHandling(server);
-  registerAuth(server, services.keys, dependencies.adminTokenHash, services.limiter, dependencies.clock);
+  registerAuth(server, { keys: services.keys, sessions: services.sessions, accounts: services.accounts }, dependencies.adminTokenHash, services.limiter, dependencies.clock);
   registerRoutes(server, services);
   await server.ready();
 

@@ -37,6 +37,8 @@ export interface GatewayErrorOptions {
   originalId?: string;
   /** A vendor answered with this status and body; it is passed on to the client unchanged. */
   passthrough?: { status: number; body: string; contentType: string };
+  /** For 429: when the client may try again (rendered as `retry-after`, whole seconds). */
+  retryAfterMs?: number;
   cause?: unknown;
 }
 
@@ -46,6 +48,7 @@ export class GatewayError extends Error {
   readonly codeA: string | null;
   readonly originalId: string | undefined;
   readonly passthrough: GatewayErrorOptions['passthrough'];
+  readonly retryAfterMs: number | undefined;
 
   constructor(readonly code: ErrorCode, message: string, options: GatewayErrorOptions = {}) {
     super(message, { cause: options.cause });
@@ -55,6 +58,7 @@ export class GatewayError extends Error {
     this.codeA = options.codeA !== undefined ? options.codeA : null;
     this.originalId = options.originalId;
     this.passthrough = options.passthrough;
+    this.retryAfterMs = options.retryAfterMs;
   }
 }
 

@@ -1,12 +1,17 @@
 import type { ErrorShape } from '../core/errors.ts';
+import type { User } from '../features/accounts/accounts.ts';
+import type { Session } from '../features/accounts/sessions.ts';
 import type { ApiKey } from '../features/keys/keys.ts';
 
 /** Per-route settings read by the plugins. */
 export interface RouteSettings {
   /** Which error shape of SPEC 2.10 this route owes (default A). */
   errorShape?: ErrorShape;
-  /** `key`: an API key is required; `admin`: the admin token; `none`: public. Default `key`. */
-  auth?: 'key' | 'admin' | 'none';
+  /**
+   * `key`: an inference-scope API key (the model endpoints; default); `user`: a signed-in session or a management-scope key
+   * (the management API; sets `principal`); `anyKey`: an API key of either scope; `admin`: the admin token; `none`: public.
+   */
+  auth?: 'key' | 'user' | 'anyKey' | 'admin' | 'none';
   /** Also read the key from `x-api-key` (the messages endpoint). */
   apiKeyHeader?: boolean;
   /** Vendor 4xx bodies are in this route's own format and may be passed on unchanged. */
@@ -15,10 +20,21 @@ export interface RouteSettings {
   name?: string;
 }
 
+/** Who calls the management API: a signed-in user (session) or a management key's owner. */
+export interface Principal {
+  user: User;
+  via: 'session' | 'key';
+  /** The management key used, if any. */
+  keyId: string | null;
+  session: Session | undefined;
+}
+
 declare module 'fastify' {
   interface FastifyContextConfig extends RouteSettings {}
   interface FastifyRequest {
     apiKey: ApiKey | undefined;
+    /** Set for `user` routes. */
+    principal: Principal | undefined;
     /** Set by a handler whose error shape depends on the request (asynchronous transcription answers in shape C). */
     errorShape: ErrorShape | undefined;
     startedAt: bigint;

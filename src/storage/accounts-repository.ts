@@ -1,22 +1,51 @@
 import type { Kysely } from 'kysely';
-import type { AccountsRepository, Org, Role, User } from '../features/accounts/accounts.ts';
+import { GatewayError } from '../core/errors.ts';
+import type { AccountsRepository, NewUser, Org, Role, User } from '../features/accounts/accounts.ts';
 import { moneyText } from './money-sql.ts';
 import type { Database } from './schema.ts';
+
+const USER_COLUMNS = ['id', 'name', 'email', 'operator', moneyText('balance_nano').as('balance')] as const;
+const toUser = (row: { id: string; name: string; email: string | null; operator: number; balance: string }): User => ({
+  id: row.id,
+  name: row.name,
+  balance: BigInt(row.balance),
+  email: row.email,
+  operator: row.operator === 1,
+});
 
 export class SqlAccountsRepository implements AccountsRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
-  async createUser(user: { id: string; name: string }, createdAt: number): Promise<void> {
-    await this.db.insertInto('users').values({ id: user.id, name: user.name, balance_nano: 0n, created_at: createdAt }).execute();
+  async createUser(user: NewUser, createdAt: number): Promise<void> {
+    if (user.email && (await this.findByEmail(user.email))) throw new GatewayError('conflict', `email: '${user.email}' is already registered`, { param: 'email' });
+    await this.db
+      .insertInto('users')
+      .values({ id: user.id, name: user.name, balance_nano: 0n, created_at: createdAt, email: user.email ?? null, password_hash: user.passwordHash ?? null, operator: user.operator ? 1 : 0 })
+      .execute();
   }
 
   async getUser(id: string): Promise<User | undefined> {
-    const row = await this.db
-      .selectFrom('users')
-      .select(['id', 'name', moneyText('balance_nano').as('balance')])
-      .where('id', '=', id)
-      .executeTakeFirst();
-    return row && { id: row.id, name: row.name, balance: BigInt(row.balance) };
+    const row = await this.db.selectFrom('users').select(USER_COLUMNS).where('id', '=', id).executeTakeFirst();
+    return row && toUser(row);
+  }
+
+  async findByEmail(email: string): Promise<{ user: User; passwordHash: string | null } | undefined> {
+    const row = await this.db.selectFrom('users').select([...USER_COLUMNS, 'password_hash']).where('email', '=', email.toLowerCase()).executeTakeFirst();
+    return row && { user: toUser(row), passwordHash: row.password_hash };
+  }
+
+  async passwordHash(userId: string): Promise<string | null | undefined> {
+    const row = await this.db.selectFrom('users').select('password_hash').where('id', '=', userId).executeTakeFirst();
+    return row?.password_hash;
+  }
+
+  async updateUser(id: string, changes: { name?: string; passwordHash?: string; email?: string | null; operator?: boolean }): Promise<void> {
+    const values: { name?: string; password_hash?: string; email?: string | null; operator?: number } = {};
+    if (changes.name !== undefined) values.name = changes.name;
+    if (changes.passwordHash !== undefined) values.password_hash = changes.passwordHash;
+    if (changes.email !== undefined) values.email = changes.email;
+    if (changes.operator !== undefined) values.operator = changes.operator ? 1 : 0;
+    if (Object.keys(values).length > 0) await this.db.updateTable('users').set(values).where('id', '=', id).execute();
   }
 
   async createOrg(org: { id: string; name: string; ownerId: string; promptCaching: boolean }, createdAt: number): Promise<void> {

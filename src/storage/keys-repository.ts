@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { ApiKey, KeysRepository } from '../features/keys/keys.ts';
+import { moneyTextOrNull } from './money-sql.ts';
 import type { ApiKeysTable, Database } from './schema.ts';
 
 const toKey = (row: Selectable<ApiKeysTable>): ApiKey => ({
@@ -11,7 +12,15 @@ const toKey = (row: Selectable<ApiKeysTable>): ApiKey => ({
   rateLimit: row.rate_limit,
   revokedAt: row.revoked_at,
   createdAt: row.created_at,
+  scope: row.scope ?? 'inference',
+  expiresAt: row.expires_at === null ? null : Number(row.expires_at),
+  disabled: row.disabled === 1,
+  limit: row.spend_limit_nano !== null && row.spend_period !== null ? { amount: BigInt(row.spend_limit_nano), period: row.spend_period } : null,
+  tpm: row.tpm,
 });
+
+/** Money read exactly (as text) on both engines. */
+const KEY_COLUMNS = ['id', 'key_hash', 'key_prefix', 'user_id', 'org_id', 'name', 'allowed_models', 'rate_limit', 'revoked_at', 'created_at', 'scope', 'expires_at', 'disabled', moneyTextOrNull('spend_limit_nano').as('spend_limit_nano'), 'spend_period', 'tpm', 'last_used_at'] as const;
 
 export class SqlKeysRepository implements KeysRepository {
   constructor(private readonly db: Kysely<Database>) {}
@@ -30,17 +39,23 @@ export class SqlKeysRepository implements KeysRepository {
         rate_limit: key.rateLimit,
         revoked_at: key.revokedAt,
         created_at: key.createdAt,
+        scope: key.scope,
+        expires_at: key.expiresAt,
+        disabled: key.disabled ? 1 : 0,
+        spend_limit_nano: key.limit?.amount ?? null,
+        spend_period: key.limit?.period ?? null,
+        tpm: key.tpm,
       })
       .execute();
   }
 
   async findByHash(keyHash: string): Promise<ApiKey | undefined> {
-    const row = await this.db.selectFrom('api_keys').selectAll().where('key_hash', '=', keyHash).executeTakeFirst();
+    const row = await this.db.selectFrom('api_keys').select(KEY_COLUMNS).where('key_hash', '=', keyHash).executeTakeFirst();
     return row && toKey(row);
   }
 
   async get(id: string): Promise<ApiKey | undefined> {
-    const row = await this.db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
+    const row = await this.db.selectFrom('api_keys').select(KEY_COLUMNS).where('id', '=', id).executeTakeFirst();
     return row && toKey(row);
   }
 

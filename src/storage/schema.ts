@@ -15,6 +15,20 @@ export interface UsersTable {
   name: string;
   balance_nano: MoneyColumn;
   created_at: number;
+  /** Lower-case; null for users who cannot sign in (made by the admin API without one). */
+  email: ColumnType<string | null, string | null | undefined, string | null>;
+  /** argon2id (PHC string). */
+  password_hash: ColumnType<string | null, string | null | undefined, string | null>;
+  operator: ColumnType<number, number | undefined, number>;
+}
+
+export interface SessionsTable {
+  /** SHA-256 of the session cookie's token; the token itself is never stored. */
+  id: string;
+  user_id: string;
+  csrf_token: string;
+  created_at: number;
+  expires_at: number;
 }
 
 export interface OrgsTable {
@@ -45,6 +59,13 @@ export interface ApiKeysTable {
   rate_limit: number | null;
   revoked_at: number | null;
   created_at: number;
+  scope: ColumnType<'inference' | 'management', 'inference' | 'management' | undefined, 'inference' | 'management'>;
+  expires_at: ColumnType<number | null, number | null | undefined, number | null>;
+  disabled: ColumnType<number, number | undefined, number>;
+  spend_limit_nano: ColumnType<string | null, bigint | null | undefined, bigint | null>;
+  spend_period: ColumnType<'day' | 'week' | 'month' | 'total' | null, 'day' | 'week' | 'month' | 'total' | null | undefined, 'day' | 'week' | 'month' | 'total' | null>;
+  tpm: ColumnType<number | null, number | null | undefined, number | null>;
+  last_used_at: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface LedgerTable {
@@ -290,6 +311,7 @@ export interface IdempotencyKeysTable {
 }
 
 export interface Database {
+  sessions: SessionsTable;
   balance_leases: BalanceLeasesTable;
   idempotency_keys: IdempotencyKeysTable;
   changes: ChangesTable;

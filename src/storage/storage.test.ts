@@ -117,7 +117,7 @@ for (const engine of engines) {
       const userId = newId('user');
       await accounts.createUser({ id: userId, name: 'k' }, clock.now());
       const keys = new SqlKeysRepository(storage.db);
-      const key = { id: newId('key'), userId, orgId: null, name: null, allowedModels: ['gpt-4o'], rateLimit: null, revokedAt: null, createdAt: clock.now() };
+      const key = { id: newId('key'), userId, orgId: null, name: null, allowedModels: ['gpt-4o'], rateLimit: null, revokedAt: null, createdAt: clock.now(), scope: 'inference' as const, expiresAt: null, disabled: false, limit: null, tpm: null };
       await keys.insert(key, `hash-${key.id}`, 'tg-abcd');
       assert.deepEqual((await keys.findByHash(`hash-${key.id}`))?.allowedModels, ['gpt-4o']);
       assert.equal(await keys.revoke(key.id, clock.now()), `hash-${key.id}`);

@@ -1,8 +1,9 @@
 import { GatewayError } from '../../core/errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
-import { AMOUNT_RULE, MAX_AMOUNT, MAX_BALANCE, type Money } from '../../lib/money.ts';
+import { AMOUNT_RULE, formatMoney, MAX_AMOUNT, MAX_BALANCE, type Money } from '../../lib/money.ts';
 import { sha256Hex } from '../../lib/hashing.ts';
+import { hashPassword, verifyPassword } from '../../lib/passwords.ts';
 import type { IdempotencyRepository } from '../billing/idempotency.ts';
 import type { ChangeBus } from '../../lib/change-bus.ts';
 import type { BalanceBook } from '../billing/balance-book.ts';
@@ -10,6 +11,14 @@ import { accountKey, type LedgerEntry, type LedgerRepository } from '../billing/
 import type { AccountRef, AccountsRepository, Org, Role, User } from './accounts.ts';
 
 const ADJUST_SCOPE = 'balance.adjust';
+export const MIN_PASSWORD_LENGTH = 8;
+
+/** The one password rule, for every door (admin API, sign-up, password change, reset). */
+export function checkPassword(password: string): void {
+  if (password.length < MIN_PASSWORD_LENGTH || password.length > 512) {
+    throw new GatewayError('invalid_request', `password: must be ${MIN_PASSWORD_LENGTH} to 512 characters`, { param: 'password' });
+  }
+}
 
 /** Users, organisations, memberships and balance movements made by operators (admin API and CLI). */
 export class AccountsService {
@@ -42,15 +51,49 @@ export class AccountsService {
     return org?.promptCaching ?? false;
   }
 
-  async createUser(name: string, balance: Money = 0n): Promise<User> {
+  /**
+   * Creates a user; with `signIn`, one who can sign in (email unique, case-insensitive; password hashed with argon2id) and,
+   * with `operator`, reach the operator pages.
+   */
+  async createUser(name: string, balance: Money = 0n, signIn: { email?: string; password?: string; operator?: boolean } = {}): Promise<User> {
     const id = newId('user');
-    await this.repository.createUser({ id, name }, this.clock.now());
+    if (signIn.password !== undefined) checkPassword(signIn.password);
+    if (signIn.password !== undefined && signIn.email === undefined) throw new GatewayError('invalid_request', 'email: is required with a password', { param: 'email' });
+    const passwordHash = signIn.password === undefined ? null : await hashPassword(signIn.password);
+    await this.repository.createUser({ id, name, email: signIn.email?.toLowerCase() ?? null, passwordHash, operator: signIn.operator ?? false }, this.clock.now());
     if (balance !== 0n) await this.adjust({ type: 'user', id }, balance, 'initial balance');
     return (await this.repository.getUser(id))!;
   }
 
   getUser(id: string): Promise<User | undefined> {
     return this.repository.getUser(id);
+  }
+
+  /** A user's own changes (PATCH /api/v1/me): the name, and the password when the current one is given right. */
+  async updateProfile(userId: string, changes: { name?: string | undefined; password?: { current: string; new: string } | undefined }): Promise<void> {
+    let passwordHash: string | undefined;
+    if (changes.password) {
+      const stored = await this.repository.passwordHash(userId);
+      if (!stored || !(await verifyPassword(stored, changes.password.current))) {
+        throw new GatewayError('forbidden', 'password.current: is not your current password', { param: 'password.current' });
+      }
+      checkPassword(changes.password.new);
+      passwordHash = await hashPassword(changes.password.new);
+    }
+    await this.repository.updateUser(userId, { ...(changes.name !== undefined ? { name: changes.name } : {}), ...(passwordHash ? { passwordHash } : {}) });
+  }
+
+  /** The user's organisations with the user's role, each org's balance and settings (GET /api/v1/me). */
+  async orgsOf(userId: string): Promise<Array<{ id: string; name: string; role: Role; balance: string; promptCaching: boolean }>> {
+    const memberships = await this.repository.membershipsOf(userId);
+    const orgs = [];
+    for (const membership of memberships) {
+      const org = await this.repository.getOrg(membership.orgId);
+      if (!org) continue;
+      const balance = (await this.balance({ type: 'org', id: org.id })) ?? org.balance;
+      orgs.push({ id: org.id, name: org.name, role: membership.role, balance: formatMoney(balance), promptCaching: org.promptCaching });
+    }
+    return orgs;
   }
 
   async createOrg(input: { name: string; ownerId: string; balance?: Money; promptCaching?: boolean }): Promise<Org> {

@@ -7,6 +7,18 @@ export interface User {
   id: string;
   name: string;
   balance: Money;
+  /** Lower-case; null for a user who cannot sign in. */
+  email: string | null;
+  /** Signs in to the operator pages of the console. */
+  operator: boolean;
+}
+
+export interface NewUser {
+  id: string;
+  name: string;
+  email?: string | null;
+  passwordHash?: string | null;
+  operator?: boolean;
 }
 
 export interface Org {
@@ -25,8 +37,13 @@ export interface AccountRef {
 }
 
 export interface AccountsRepository {
-  createUser(user: { id: string; name: string }, createdAt: number): Promise<void>;
+  /** Throws `conflict` when the email is taken. */
+  createUser(user: NewUser, createdAt: number): Promise<void>;
   getUser(id: string): Promise<User | undefined>;
+  /** The user with this (lower-case) email and the password hash to check. */
+  findByEmail(email: string): Promise<{ user: User; passwordHash: string | null } | undefined>;
+  passwordHash(userId: string): Promise<string | null | undefined>;
+  updateUser(id: string, changes: { name?: string; passwordHash?: string; email?: string | null; operator?: boolean }): Promise<void>;
   createOrg(org: { id: string; name: string; ownerId: string; promptCaching: boolean }, createdAt: number): Promise<void>;
   getOrg(id: string): Promise<Org | undefined>;
   updateOrg(id: string, changes: { name?: string; promptCaching?: boolean }): Promise<Org | undefined>;

@@ -71,7 +71,7 @@ export class BotReplyWorker {
     if (!assistant) throw new GatewayError('not_found', 'Assistant not found');
     const vision = this.dependencies.catalog.get(assistant.modelId)?.vision === true;
     const handOver = event.agents_online ? new HandOverToolset() : undefined;
-    const key: ApiKey = { id: bot.id, userId: bot.userId, orgId: bot.orgId, name: 'bot', allowedModels: null, rateLimit: null, revokedAt: null, createdAt: bot.createdAt };
+    const key: ApiKey = { id: bot.id, userId: bot.userId, orgId: bot.orgId, name: 'bot', allowedModels: null, rateLimit: null, revokedAt: null, createdAt: bot.createdAt, scope: 'inference', expiresAt: null, disabled: false, limit: null, tpm: null };
     const turn = await chat.prepare(
       { key, requestId: newId('request') },
       {

@@ -5,7 +5,7 @@ import { newId, randomBase62 } from '../../lib/ids.ts';
 import type { ChangeBus } from '../../lib/change-bus.ts';
 import type { AccountsService } from '../accounts/accounts-service.ts';
 import type { CatalogService } from '../catalog/catalog-service.ts';
-import type { ApiKey, KeysRepository, NewKeyInput } from './keys.ts';
+import { isLive, type ApiKey, type KeysRepository, type NewKeyInput } from './keys.ts';
 import { OpenStreams } from './open-streams.ts';
 
 const KEY_PREFIX = 'tg-';
@@ -62,7 +62,21 @@ export class KeysService {
   async create(input: NewKeyInput): Promise<{ key: ApiKey; text: string }> {
     await this.check(input);
     const text = KEY_PREFIX + randomBase62(40);
-    const key: ApiKey = { id: newId('key'), ...input, rateLimit: input.rateLimit ?? null, revokedAt: null, createdAt: this.clock.now() };
+    const key: ApiKey = {
+      id: newId('key'),
+      userId: input.userId,
+      orgId: input.orgId,
+      name: input.name,
+      allowedModels: input.allowedModels,
+      rateLimit: input.rateLimit ?? null,
+      revokedAt: null,
+      createdAt: this.clock.now(),
+      scope: input.scope ?? 'inference',
+      expiresAt: input.expiresAt ?? null,
+      disabled: false,
+      limit: input.limit ?? null,
+      tpm: input.tpm ?? null,
+    };
     const hash = sha256Hex(text);
     await this.repository.insert(key, hash, text.slice(0, 7));
     await this.bus.publish('keys', hash);
@@ -81,18 +95,18 @@ export class KeysService {
     if (unknown !== undefined) throw new GatewayError('invalid_request', `allowedModels: model '${unknown}' does not exist`, { param: 'allowedModels' });
   }
 
-  /** The live key for this text, or undefined (unknown or revoked). */
+  /** The live key for this text, or undefined (unknown, revoked, disabled or expired). */
   async authenticate(text: string): Promise<ApiKey | undefined> {
     if (text.length < 8 || text.length > 200) return undefined;
     const hash = sha256Hex(text);
     const now = this.clock.now();
     const cached = this.cache.get(hash);
-    if (cached && now - cached.loadedAt < CACHE_TTL_MS) return cached.key ?? undefined;
+    if (cached && now - cached.loadedAt < CACHE_TTL_MS) return cached.key && isLive(cached.key, now) ? cached.key : undefined;
     const found = (await this.repository.findByHash(hash)) ?? null;
-    const live = found && found.revokedAt === null ? found : null;
     if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
-    this.cache.set(hash, { key: live, loadedAt: now });
-    return live ?? undefined;
+    // The key is cached even when not live now (disabled, expired): an edit publishes on the bus and drops it.
+    this.cache.set(hash, { key: found && found.revokedAt === null ? found : null, loadedAt: now });
+    return found && isLive(found, now) ? found : undefined;
   }
 
   async get(id: string): Promise<ApiKey | undefined> {

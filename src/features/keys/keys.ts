@@ -10,7 +10,31 @@ export interface ApiKey {
   rateLimit: number | null;
   revokedAt: number | null;
   createdAt: number;
+  /** `inference`: the model endpoints; `management`: only the management API (/api/v1). */
+  scope: KeyScope;
+  /** Unix ms after which the key no longer works; null for never. */
+  expiresAt: number | null;
+  /** A disabled key is refused (401) until enabled again; unlike revocation this can be undone. */
+  disabled: boolean;
+  /** Most the key may spend per UTC calendar period; null for no limit. */
+  limit: SpendLimit | null;
+  /** Tokens per minute this key may use; null for no limit. */
+  tpm: number | null;
 }
+
+export type KeyScope = 'inference' | 'management';
+export const KEY_SCOPES: readonly KeyScope[] = ['inference', 'management'];
+export type SpendPeriod = 'day' | 'week' | 'month' | 'total';
+export const SPEND_PERIODS: readonly SpendPeriod[] = ['day', 'week', 'month', 'total'];
+
+export interface SpendLimit {
+  /** Money (nano-units). */
+  amount: bigint;
+  period: SpendPeriod;
+}
+
+/** Whether the key may be used now: not revoked, not disabled, not expired. */
+export const isLive = (key: ApiKey, now: number): boolean => key.revokedAt === null && !key.disabled && (key.expiresAt === null || key.expiresAt > now);
 
 /** What a caller of `KeysService.create` chooses about a new key. */
 export interface NewKeyInput {
@@ -19,6 +43,10 @@ export interface NewKeyInput {
   name: string | null;
   allowedModels: string[] | null;
   rateLimit?: number | null;
+  scope?: KeyScope;
+  expiresAt?: number | null;
+  limit?: SpendLimit | null;
+  tpm?: number | null;
 }
 
 export interface KeysRepository {

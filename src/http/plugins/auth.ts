@@ -1,6 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError, unauthorized } from '../../core/errors.ts';
+import type { AccountsService } from '../../features/accounts/accounts-service.ts';
+import type { SessionsService } from '../../features/accounts/sessions-service.ts';
 import type { KeysService } from '../../features/keys/keys-service.ts';
+import type { Principal } from '../context.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { FailureLimiter } from '../../lib/failure-limiter.ts';
 import { constantTimeEqual, sha256Hex } from '../../lib/hashing.ts';
@@ -38,18 +41,64 @@ function checkAdminToken(request: FastifyRequest, reply: FastifyReply, text: str
   throw new GatewayError('unauthorized', 'Unauthorized');
 }
 
-/** Checks the API key (or admin token, stored as its SHA-256 hex) before every handler, by route setting `auth`. */
-export function registerAuth(app: FastifyInstance, keys: KeysService, adminTokenHash: string, limiter: RateLimiter, clock: Clock): void {
+export const SESSION_COOKIE = 'tollgate_session';
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+export interface AuthServices {
+  keys: KeysService;
+  sessions: SessionsService;
+  accounts: Pick<AccountsService, 'getUser'>;
+}
+
+/**
+ * The management API's caller: a management key (Authorization) or a signed-in session (cookie). A session's state-changing
+ * request must carry its CSRF token (`x-csrf-token`), so another site cannot make a signed-in browser act.
+ */
+async function principalOf(request: FastifyRequest, services: AuthServices, text: string | undefined): Promise<Principal> {
+  if (text !== undefined) {
+    const key = await services.keys.authenticate(text);
+    if (!key) throw unauthorized();
+    if (key.scope !== 'management') {
+      throw new GatewayError('forbidden', 'This API key has the inference scope; the management API needs a management key or a signed-in session.', { codeA: 'wrong_key_scope' });
+    }
+    const user = await services.accounts.getUser(key.userId);
+    if (!user) throw unauthorized();
+    request.apiKey = key;
+    return { user, via: 'key', keyId: key.id, session: undefined };
+  }
+  const token = request.cookies[SESSION_COOKIE];
+  const signedIn = token ? await services.sessions.authenticate(token) : undefined;
+  if (!signedIn) throw unauthorized();
+  if (!SAFE_METHODS.has(request.method)) {
+    const header = request.headers['x-csrf-token'];
+    if (!services.sessions.csrfMatches(signedIn.session, typeof header === 'string' ? header : undefined)) {
+      throw new GatewayError('forbidden', 'x-csrf-token: missing or wrong (GET /api/v1/auth/session gives it)', { param: 'x-csrf-token', codeA: 'csrf_failed' });
+    }
+  }
+  return { user: signedIn.user, via: 'session', keyId: null, session: signedIn.session };
+}
+
+/** Checks the API key, session or admin token (stored as its SHA-256 hex) before every handler, by route setting `auth`. */
+export function registerAuth(app: FastifyInstance, services: AuthServices, adminTokenHash: string, limiter: RateLimiter, clock: Clock): void {
+  const { keys } = services;
   const guesses = new FailureLimiter(clock, ADMIN_GUESSES_PER_MINUTE, 60_000);
   app.decorateRequest('apiKey', undefined);
+  app.decorateRequest('principal', undefined);
   app.decorateRequest('trackStream', undefined);
   app.addHook('preHandler', async (request, reply) => {
     const mode = request.routeOptions.config?.auth ?? 'key';
     if (mode === 'none' || !request.routeOptions.url) return;
     const text = keyText(request);
     if (mode === 'admin') return checkAdminToken(request, reply, text, adminTokenHash, guesses);
+    if (mode === 'user') {
+      request.principal = await principalOf(request, services, text);
+      return;
+    }
     const key = text ? await keys.authenticate(text) : undefined;
     if (!key) throw unauthorized();
+    if (mode === 'key' && key.scope !== 'inference') {
+      throw new GatewayError('forbidden', 'This API key has the management scope; it can call only the management API (/api/v1).', { codeA: 'wrong_key_scope' });
+    }
     request.apiKey = key;
     const keyTextOfRequest = text!;
     request.trackStream = (controller) => keys.trackStream(keyTextOfRequest, controller);

@@ -49,6 +49,7 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: G
   if (shape === 'C' && error.code !== 'model_deprecated') shape = 'A';
   // A client that retries a 401 (some coding tools do, for 90 s) only delays showing the user the real problem.
   if (error.status === 401) reply.header('x-should-retry', 'false');
+  if (error.retryAfterMs !== undefined) reply.header('retry-after', String(Math.max(1, Math.ceil(error.retryAfterMs / 1000))));
   if (error.passthrough) {
     return reply.code(error.passthrough.status).type(error.passthrough.contentType).send(error.passthrough.body);
   }

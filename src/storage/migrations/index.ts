@@ -9,6 +9,7 @@ import * as changes from './0008-changes.ts';
 import * as balanceLeases from './0009-balance-leases.ts';
 import * as idempotencyKeys from './0010-idempotency-keys.ts';
 import * as modelOperatorFields from './0012-model-operator-fields.ts';
+import * as signIn from './0013-sign-in.ts';
 
 /** Migrations in order; a new one is a new file added here. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -22,6 +23,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0009-balance-leases': balanceLeases,
   '0010-idempotency-keys': idempotencyKeys,
   '0012-model-operator-fields': modelOperatorFields,
+  '0013-sign-in': signIn,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -10,7 +10,13 @@ import { accountOf, accountQuery, moneyInput } from './admin-schemas.ts';
 
 const orgView = (org: Org) => ({ id: org.id, name: org.name, ownerId: org.ownerId, balance: formatMoney(org.balance), promptCaching: org.promptCaching });
 
-const userBody = z.object({ name: z.string().min(1).max(200), balance: moneyInput.optional() });
+const userBody = z.object({
+  name: z.string().min(1).max(200),
+  balance: moneyInput.optional(),
+  email: z.email().max(320).optional(),
+  password: z.string().max(512).optional(),
+  operator: z.boolean().optional(),
+});
 const orgBody = z.object({ name: z.string().min(1).max(200), ownerId: z.string().min(1), balance: moneyInput.optional(), promptCaching: z.boolean().optional() });
 const orgPatch = z.object({ name: z.string().min(1).max(200).optional(), promptCaching: z.boolean().optional() });
 const memberBody = z.object({ userId: z.string().min(1), role: z.enum(['owner', 'admin', 'member']) });
@@ -23,8 +29,12 @@ export function registerAccountRoutes(app: FastifyInstance, services: { accounts
 
   app.post('/admin/v1/users', async (request) => {
     const body = parseOrThrow(userBody, request.body);
-    const user = await accounts.createUser(body.name, body.balance ?? 0n);
-    return { id: user.id, name: user.name, balance: formatMoney(user.balance) };
+    const user = await accounts.createUser(body.name, body.balance ?? 0n, {
+      ...(body.email !== undefined ? { email: body.email } : {}),
+      ...(body.password !== undefined ? { password: body.password } : {}),
+      ...(body.operator !== undefined ? { operator: body.operator } : {}),
+    });
+    return { id: user.id, name: user.name, balance: formatMoney(user.balance), email: user.email, operator: user.operator };
   });
 
   app.get('/admin/v1/users/:id', async (request) => {

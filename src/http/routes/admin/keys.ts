@@ -11,6 +11,7 @@ const keyBody = z.object({
   name: z.string().max(200).nullable().optional(),
   allowedModels: z.array(z.string().min(1)).nullable().optional(),
   rateLimit: z.number().int().positive().max(1_000_000).nullable().optional(),
+  scope: z.enum(['inference', 'management']).optional(),
 });
 
 const botBody = z.object({
@@ -36,8 +37,9 @@ export function registerKeyRoutes(app: FastifyInstance, services: { keys: KeysSe
       name: body.name ?? null,
       allowedModels: body.allowedModels ?? null,
       rateLimit: body.rateLimit ?? null,
+      ...(body.scope ? { scope: body.scope } : {}),
     });
-    return { id: key.id, key: text, userId: key.userId, orgId: key.orgId, name: key.name, allowedModels: key.allowedModels, rateLimit: key.rateLimit };
+    return { id: key.id, key: text, userId: key.userId, orgId: key.orgId, name: key.name, allowedModels: key.allowedModels, rateLimit: key.rateLimit, scope: key.scope };
   });
 
   app.delete('/admin/v1/keys/:id', async (request) => {
