@@ -49,6 +49,8 @@ import { registerAuth } from './http/plugins/auth.ts';
 import { registerAuthRoutes } from './http/routes/management/auth.ts';
 import { registerMeRoutes } from './http/routes/management/me.ts';
 import { SessionsService } from './features/accounts/sessions-service.ts';
+import { AuditService } from './features/audit/audit-service.ts';
+import { SqlAuditRepository } from './storage/audit-repository.ts';
 import { SqlSessionsRepository } from './storage/sessions-repository.ts';
 import { registerErrorHandling } from './http/plugins/errors.ts';
 import { registerObservability } from './http/plugins/observability.ts';
@@ -97,6 +99,7 @@ export interface AppDependencies {
 export interface Services {
   accounts: AccountsService;
   sessions: SessionsService;
+  audit: AuditService;
   keys: KeysService;
   catalog: CatalogService;
   providers: ProviderRegistry;
@@ -176,6 +179,7 @@ export function createServices(dependencies: AppDependencies): Services {
   runner.handle('bot.deliver', new BotOutboxDispatcher(bots, secrets, clock, logger.child({ component: 'chatbot' }), { allowPrivateUrls: config.allowPrivateUrls, timeoutMs: config.webhookTimeoutMs }).deliver);
   return {
     accounts,
+    audit: new AuditService(new SqlAuditRepository(storage.db), clock),
     sessions: new SessionsService(accountsRepository, new SqlSessionsRepository(storage.db), clock),
     assistants,
     assistantChat,

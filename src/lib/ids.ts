@@ -42,6 +42,9 @@ export const ID_PREFIXES = {
   knowledgeBase: 'kb',
   knowledgeDocument: 'kdoc',
   knowledgeChunk: 'kchunk',
+  audit: 'aud',
+  invitation: 'inv',
+  voucher: 'vch',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -23,16 +23,16 @@ export class SqlLedgerRepository implements LedgerRepository {
    */
   private async insertRows(trx: Transaction<Database>, entries: readonly LedgerEntry[]): Promise<Array<{ type: string; id: string; amount: string }>> {
     const rows = JSON.stringify(
-      entries.map((entry) => [entry.id, entry.account.type, entry.account.id, entry.amount.toString(), entry.kind, entry.requestId, entry.model, entry.description, entry.createdAt]),
+      entries.map((entry) => [entry.id, entry.account.type, entry.account.id, entry.amount.toString(), entry.kind, entry.requestId, entry.model, entry.description, entry.createdAt, entry.keyId ?? null]),
     );
-    const columns = sql`(id, account_type, account_id, amount_nano, kind, request_id, model, description, created_at)`;
+    const columns = sql`(id, account_type, account_id, amount_nano, kind, request_id, model, description, created_at, key_id)`;
     const returning = sql`on conflict (id) do nothing returning account_type as type, account_id as id, cast(amount_nano as text) as amount`;
     const result = this.postgres
       ? await sql<{ type: string; id: string; amount: string }>`insert into ledger ${columns}
-        select r->>0, r->>1, r->>2, (r->>3)::bigint, r->>4, r->>5, r->>6, r->>7, (r->>8)::bigint
+        select r->>0, r->>1, r->>2, (r->>3)::bigint, r->>4, r->>5, r->>6, r->>7, (r->>8)::bigint, r->>9
         from json_array_elements(${rows}::json) as r ${returning}`.execute(trx)
       : await sql<{ type: string; id: string; amount: string }>`insert into ledger ${columns}
-        select value->>0, value->>1, value->>2, cast(value->>3 as integer), value->>4, value->>5, value->>6, value->>7, value->>8
+        select value->>0, value->>1, value->>2, cast(value->>3 as integer), value->>4, value->>5, value->>6, value->>7, value->>8, value->>9
         from json_each(${rows}) where true ${returning}`.execute(trx);
     return result.rows;
   }
@@ -125,7 +125,7 @@ export class SqlLedgerRepository implements LedgerRepository {
   async entries(account: AccountRef, limit: number): Promise<LedgerEntry[]> {
     const rows = await this.db
       .selectFrom('ledger')
-      .select(['id', 'kind', 'request_id', 'model', 'description', 'created_at', moneyText('amount_nano').as('amount')])
+      .select(['id', 'kind', 'request_id', 'key_id', 'model', 'description', 'created_at', moneyText('amount_nano').as('amount')])
       .where('account_type', '=', account.type)
       .where('account_id', '=', account.id)
       .orderBy('created_at', 'desc')
@@ -138,6 +138,7 @@ export class SqlLedgerRepository implements LedgerRepository {
       amount: BigInt(row.amount),
       kind: row.kind,
       requestId: row.request_id,
+      keyId: row.key_id,
       model: row.model,
       description: row.description,
       createdAt: row.created_at,

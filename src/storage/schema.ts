@@ -75,6 +75,7 @@ export interface LedgerTable {
   amount_nano: MoneyColumn;
   kind: 'charge' | 'credit' | 'refund';
   request_id: string | null;
+  key_id: ColumnType<string | null, string | null | undefined, string | null>;
   model: string | null;
   description: string;
   created_at: number;
@@ -310,7 +311,26 @@ export interface IdempotencyKeysTable {
   created_at: number;
 }
 
+export interface AuditLogTable {
+  id: string;
+  at: number;
+  /** `admin` (the admin token), `user` (a signed-in user or a management key's owner), `system`. */
+  actor_type: string;
+  actor_id: string | null;
+  /** Dotted verb, e.g. `balance.credit`, `key.revoke`, `org.update`. */
+  action: string;
+  target_type: string;
+  target_id: string | null;
+  /** JSON of the state before and after (secrets never included). */
+  before: string | null;
+  after: string | null;
+  ip: string | null;
+  /** The organisation the action concerns, so its owners can read their org's audit entries. */
+  org_id: string | null;
+}
+
 export interface Database {
+  audit_log: AuditLogTable;
   sessions: SessionsTable;
   balance_leases: BalanceLeasesTable;
   idempotency_keys: IdempotencyKeysTable;

@@ -214,6 +214,7 @@ export class AssistantChatService {
         amount: -total,
         kind: 'charge',
         requestId: turn.caller.requestId,
+        keyId: turn.caller.key.id,
         model: turn.call.resolution.billed.id,
         description: `assistant.chat ${turn.assistant.mention}`,
       });

@@ -203,7 +203,7 @@ export class AssistantsService {
     if (price > 0n && !(await this.book.isPositive(payer))) throw new GatewayError('insufficient_balance', 'Balance is too low to install this assistant');
     const added = await this.repository.react(assistant.id, caller.key.userId, 'install', this.clock.now());
     if (added && price > 0n) {
-      await this.book.recordNow({ account: payer, amount: -price, kind: 'charge', requestId: caller.requestId, model: null, description: `install of assistant ${assistant.mention}` });
+      await this.book.recordNow({ account: payer, amount: -price, kind: 'charge', requestId: caller.requestId, keyId: caller.key.id, model: null, description: `install of assistant ${assistant.mention}` });
     }
     return { assistant, charged: added ? price : 0n };
   }

@@ -10,6 +10,8 @@ export interface LedgerEntry {
   amount: Money;
   kind: LedgerKind;
   requestId: string | null;
+  /** The API key whose call caused the movement (charges and their refunds); absent for credits. */
+  keyId?: string | null;
   model: string | null;
   description: string;
   createdAt: number;

@@ -88,6 +88,7 @@ export function chargeCall(dependencies: ModelCallDependencies, call: Authorised
     amount: -cost.total,
     kind: 'charge',
     requestId: call.caller.requestId,
+    keyId: call.caller.key.id,
     model,
     description,
   });

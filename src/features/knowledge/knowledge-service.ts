@@ -77,7 +77,7 @@ export class KnowledgeService {
     const chunks: KnowledgeChunk[] = texts.map((text, seq) => ({ id: newId('knowledgeChunk'), baseId: document.baseId, documentId: document.id, seq, text, embedding: vectors[seq]! }));
     if (!(await this.repository.addDocument(caller.key.userId, document, chunks))) throw knowledgeBaseNotFound('databaseId');
     if (cost > 0n) {
-      this.book.record({ account: payer, amount: -cost, kind: 'charge', requestId: caller.requestId, model: model.id, description: `knowledge base ${document.baseId}: document ${document.id}` });
+      this.book.record({ account: payer, amount: -cost, kind: 'charge', requestId: caller.requestId, keyId: caller.key.id, model: model.id, description: `knowledge base ${document.baseId}: document ${document.id}` });
     }
     return { document, chunks: chunks.length, embeddingTokens: tokens, cost };
   }

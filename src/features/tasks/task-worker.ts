@@ -100,6 +100,7 @@ export class TaskWorker {
         amount: difference,
         kind: difference > 0n ? 'refund' : 'charge',
         requestId: task.id,
+        keyId: task.keyId,
         model: task.model,
         description: `transcription charge corrected to the vendor's ${seconds} s`,
         createdAt: now,
@@ -124,7 +125,7 @@ export class TaskWorker {
     const now = clock.now();
     const refund =
       task.cost > 0n
-        ? { id: newId('ledger'), account: task.payer, amount: task.cost, kind: 'refund' as const, requestId: task.id, model: task.model, description: `refund of failed task ${task.type}`, createdAt: now }
+        ? { id: newId('ledger'), account: task.payer, amount: task.cost, kind: 'refund' as const, requestId: task.id, keyId: task.keyId, model: task.model, description: `refund of failed task ${task.type}`, createdAt: now }
         : undefined;
     await repository.settle(task.id, { status: 'failed', error }, { ...(refund ? { refund } : {}), ...(task.webhookUrl ? { webhookAt: now } : {}) }, now);
     book.invalidate(task.payer);

@@ -76,7 +76,7 @@ export class TasksService {
     };
     const charge: LedgerEntry | null =
       cost > 0n
-        ? { id: newId('ledger'), account: call.payer, amount: -cost, kind: 'charge', requestId: caller.requestId, model: call.resolution.billed.id, description: `task ${task.type}`, createdAt: now }
+        ? { id: newId('ledger'), account: call.payer, amount: -cost, kind: 'charge', requestId: caller.requestId, keyId: caller.key.id, model: call.resolution.billed.id, description: `task ${task.type}`, createdAt: now }
         : null;
     await this.repository.createWithCharge(task, charge, now, files);
     this.dependencies.book.invalidate(call.payer);

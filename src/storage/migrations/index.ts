@@ -10,6 +10,7 @@ import * as balanceLeases from './0009-balance-leases.ts';
 import * as idempotencyKeys from './0010-idempotency-keys.ts';
 import * as modelOperatorFields from './0012-model-operator-fields.ts';
 import * as signIn from './0013-sign-in.ts';
+import * as ledgerKeyAudit from './0014-ledger-key-audit.ts';
 
 /** Migrations in order; a new one is a new file added here. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -24,6 +25,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0010-idempotency-keys': idempotencyKeys,
   '0012-model-operator-fields': modelOperatorFields,
   '0013-sign-in': signIn,
+  '0014-ledger-key-audit': ledgerKeyAudit,
 };
 
 export const migrationProvider: MigrationProvider = {
