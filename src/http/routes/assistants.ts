@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { parseOrThrow } from '../../dialects/validation.ts';
 import { createAssistantSchema, updateAssistantSchema } from '../../features/assistants/assistant.ts';
 import type { AssistantChatService } from '../../features/assistants/assistant-chat.ts';
+import { streamTurn } from '../../features/assistants/assistant-chat-stream.ts';
 import { assistantView, catalogCardView, listItemView } from '../../features/assistants/assistant-views.ts';
 import type { AssistantsService } from '../../features/assistants/assistants-service.ts';
 import type { ModelLookup } from '../../features/catalog/retirement.ts';
@@ -97,33 +98,16 @@ export function registerAssistantRoutes(app: FastifyInstance, services: Assistan
     if (!body.stream) return services.assistantChat.run(turn);
     // Experimental stream (SPEC 4.3): `{chatId, assistantCode, delta}` frames as the reply is written, then the whole
     // response object of SPEC 2.5, then [DONE].
-    const queue: string[] = [];
-    let wake: (() => void) | undefined;
-    let finished = false;
-    const push = (frame: string): void => {
-      queue.push(frame);
-      wake?.();
-    };
-    const done = services.assistantChat
-      .run(turn, (delta) => push(sseFrame(JSON.stringify({ chatId: body.chatId, assistantCode: turn.assistant.mention, delta }))))
-      .then((response) => push(sseFrame(JSON.stringify(response))))
-      .catch((error: unknown) => push(sseFrame(JSON.stringify(renderErrorA(toCatalogueError(error, false))))))
-      .finally(() => {
-        push(sseFrame('[DONE]'));
-        finished = true;
-      });
+    const mention = turn.assistant.mention;
     const frames = (async function* () {
-      for (;;) {
-        while (queue.length > 0) yield queue.shift()!;
-        if (finished && queue.length === 0) return;
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-        });
-        wake = undefined;
+      for await (const event of streamTurn(services.assistantChat, turn)) {
+        if (event.type === 'delta') yield sseFrame(JSON.stringify({ chatId: body.chatId, assistantCode: mention, delta: event.text }));
+        else if (event.type === 'response') yield sseFrame(JSON.stringify(event.response));
+        else yield sseFrame(JSON.stringify(renderErrorA(toCatalogueError(event.error, false))));
       }
+      yield sseFrame('[DONE]');
     })();
     await sendEventStream(request, reply, frames, turn.abort, (error) => sseFrame(JSON.stringify(renderErrorA(error))));
-    await done;
     return reply;
   });
 }
