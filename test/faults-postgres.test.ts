@@ -156,7 +156,7 @@ describe('database faults under load (PostgreSQL, gateway as a process)', () => 
     load.stop();
     const answers = await load.answers;
     assert.ok(isAlive(gateway.child.pid!), 'the gateway is still running');
-    assert.ok(answers.filter((answer) => answer.status === 200).length > 100, 'calls were served throughout');
+    assert.ok(answers.filter((answer) => answer.status === 200).length >= 50, 'calls were served throughout');
     assert.deepEqual([...new Set(answers.map((answer) => answer.status))].filter((status) => status !== 200), [], 'every call was answered 200');
 
     gateway.child.kill('SIGTERM');

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { startSimulator, type Simulator } from '../simulator/server.ts';
-import { isAlive, loadAt, microsOf, spawnGateway, type Answer, type GatewayProcess } from './helpers/gateway-process.ts';
+import { isAlive, loadAt, microsOf, spawnGateway, untilServed, type Answer, type GatewayProcess } from './helpers/gateway-process.ts';
 
 /**
  * The gateway started exactly as the README says (`npm start`, SQLite in DATA_DIR), stopped under load by SIGTERM and by
@@ -50,7 +50,7 @@ describe('stopping `npm start` under load (SQLite)', () => {
     const tree = gateway.tree();
     assert.ok(tree.length >= 2, `npm runs node: ${tree.join(',')}`);
     const load = loadAt(gateway.url, key, RATE);
-    await new Promise((done) => setTimeout(done, 1_500));
+    await untilServed(load, 100);
     gateway.child.kill('SIGTERM');
     const exit = await gateway.exited;
     load.stop();
@@ -59,7 +59,7 @@ describe('stopping `npm start` under load (SQLite)', () => {
     for (const pid of tree) assert.equal(isAlive(pid), false, `process ${pid} of the gateway is still running`);
     const facts = ledgerOf(gateway.dataDir, userId);
     const served = answered(answers);
-    assert.ok(served.length > 100, `calls were served (${served.length})`);
+    assert.ok(served.length >= 100, `calls were served (${served.length})`);
     const lost = served.filter((answer) => !facts.charges.has(answer.requestId));
     assert.equal(lost.length, 0, 'no answered charge is lost on SIGTERM');
     assert.equal(facts.rows, served.length, 'and none is added');
@@ -72,7 +72,7 @@ describe('stopping `npm start` under load (SQLite)', () => {
     const first = await spawnGateway({ command: 'npm-start', env: env() });
     const { key, userId } = await fundedKey(first);
     const load = loadAt(first.url, key, RATE);
-    await new Promise((done) => setTimeout(done, 1_500));
+    await untilServed(load, 100);
     for (const pid of first.tree().reverse()) process.kill(pid, 'SIGKILL');
     await first.exited;
     load.stop();

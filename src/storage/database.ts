@@ -32,7 +32,10 @@ export interface StorageOptions {
 
 export async function openStorage(url: string, options: StorageOptions = {}): Promise<Storage> {
   const storage = url.startsWith('postgres') ? await openPostgres(url, options) : openSqlite(url, options);
-  const migrator = new Migrator({ db: storage.db, provider: migrationProvider, allowUnorderedMigrations: true });
+  // On PostgreSQL the migration tables are looked up in the gateway's own schema: Kysely otherwise finds another schema's
+  // `kysely_migration_lock` (several gateways or test runs on one server) and then fails to use it in this one.
+  const schema = storage.engine === 'postgres' ? (new URL(url).searchParams.get('schema') ?? 'public') : undefined;
+  const migrator = new Migrator({ db: storage.db, provider: migrationProvider, allowUnorderedMigrations: true, ...(schema ? { migrationTableSchema: schema } : {}) });
   const { error } = await migrator.migrateToLatest();
   if (error) {
     await storage.close();

@@ -130,7 +130,7 @@ export async function chatOnce(url: string, key: string): Promise<Answer> {
  * Sends calls at about `ratePerSecond` (at most `concurrency` at once) until `stop()` is called; resolves with every answer.
  * Pacing is by a start schedule, not a sleep per call, so slow answers do not lower the rate below what was asked.
  */
-export function loadAt(url: string, key: string, ratePerSecond: number, concurrency = 32): { stop(): void; answers: Promise<Answer[]> } {
+export function loadAt(url: string, key: string, ratePerSecond: number, concurrency = 32): { stop(): void; answers: Promise<Answer[]>; served(): number } {
   let stopped = false;
   const answers: Answer[] = [];
   const inFlight = new Set<Promise<void>>();
@@ -152,7 +152,7 @@ export function loadAt(url: string, key: string, ratePerSecond: number, concurre
     await Promise.all(inFlight);
     return answers;
   };
-  return { stop: () => void (stopped = true), answers: run() };
+  return { stop: () => void (stopped = true), answers: run(), served: () => answers.filter((answer) => answer.status === 200).length };
 }
 
 /** Decimal text or a usage number → integer micro-units. */
@@ -163,3 +163,12 @@ export const microsOf = (value: string | number): bigint => {
   const amount = BigInt(whole) * 1_000_000n + BigInt(fraction.padEnd(6, '0').slice(0, 6));
   return negative ? -amount : amount;
 };
+
+/** Waits until the load has had `count` calls answered 200 (a shared machine may be slow: count calls, not seconds). */
+export async function untilServed(load: { served(): number }, count: number, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (load.served() < count) {
+    if (Date.now() > deadline) throw new Error(`only ${load.served()} calls answered within ${timeoutMs} ms`);
+    await new Promise((done) => setTimeout(done, 50));
+  }
+}
