@@ -7,8 +7,6 @@ import { POSTGRES_URL, startTestGateway, uniqueSchema, type TestGateway } from '
 import { errorA } from './helpers/e2e.ts';
 import { createCustomer, signIn, type SignedInClient } from './helpers/management.ts';
 
-const DAY_MS = 86_400_000;
-
 const chat = (gw: TestGateway, key: string, marker: string) =>
   fetch(`${gw.url}/v1/chat/completions`, {
     method: 'POST',
