@@ -13,6 +13,10 @@ import { EmbeddingsService } from './features/inference/embeddings.ts';
 import { MessagesService } from './features/inference/messages.ts';
 import { ModerationsService } from './features/inference/moderations.ts';
 import { KeysService } from './features/keys/keys-service.ts';
+import { KeyLimits } from './features/keys/key-limits.ts';
+import { KeySpendBook } from './features/keys/key-spend.ts';
+import { LastUsedRecorder } from './features/keys/last-used.ts';
+import { OwnerKeysService } from './features/keys/owner-keys.ts';
 import { AssistantChatService } from './features/assistants/assistant-chat.ts';
 import { AssistantsService } from './features/assistants/assistants-service.ts';
 import { Embedder } from './features/assistants/embedder.ts';
@@ -48,6 +52,7 @@ import { SqlTasksRepository } from './storage/tasks-repository.ts';
 import { registerAuth } from './http/plugins/auth.ts';
 import { registerAuthRoutes } from './http/routes/management/auth.ts';
 import { registerMeRoutes } from './http/routes/management/me.ts';
+import { registerKeysRoutes } from './http/routes/management/keys.ts';
 import { SessionsService } from './features/accounts/sessions-service.ts';
 import { AuditService } from './features/audit/audit-service.ts';
 import { SqlAuditRepository } from './storage/audit-repository.ts';
@@ -101,6 +106,8 @@ export interface Services {
   sessions: SessionsService;
   audit: AuditService;
   keys: KeysService;
+  /** Keys as their users manage them (the management API's rules). */
+  ownerKeys: OwnerKeysService;
   catalog: CatalogService;
   providers: ProviderRegistry;
   book: BalanceBook;
@@ -147,9 +154,17 @@ export function createServices(dependencies: AppDependencies): Services {
   const catalog = new CatalogService(new SqlCatalogRepository(storage.db, dependencies.secrets), bus, clock);
   const http = new HttpClient(config.upstreamTimeoutMs, { observe: metrics.observeUpstream });
   const providers = new ProviderRegistry(dependencies.defaultProviders, catalog, http);
-  const callDependencies: ModelCallDependencies = { metrics, catalog, providers, book, clock };
+  const keysRepository = new SqlKeysRepository(storage.db);
+  const limiter = dependencies.limiter ?? new MemoryRateLimiter(clock);
+  const keySpend = new KeySpendBook({ spentSince: (keyId, since) => keysRepository.spentSince(keyId, since), flush: () => book.flush() }, clock);
+  book.onRecord((entry) => keySpend.observe(entry));
+  const keyLimits = new KeyLimits(limiter, keySpend);
+  const callDependencies: ModelCallDependencies = { metrics, catalog, providers, book, clock, keyLimits };
   const accountsRepository = new SqlAccountsRepository(storage.db);
   const accounts = new AccountsService(accountsRepository, ledger, book, clock, bus, new SqlIdempotencyRepository(storage.db));
+  const audit = new AuditService(new SqlAuditRepository(storage.db), clock);
+  const lastUsed = new LastUsedRecorder((ids, at) => keysRepository.touch(ids, at), clock, (error) => logger.warn({ err: error }, 'noting when a key was last used failed'));
+  const keys = new KeysService(keysRepository, bus, clock, accounts, catalog, { limits: keyLimits, lastUsed, audit });
   const jobs = new SqlJobsRepository(storage.db, storage.engine);
   const tasksRepository = new SqlTasksRepository(storage.db, ledger, jobs);
   const { secrets } = dependencies;
@@ -179,16 +194,17 @@ export function createServices(dependencies: AppDependencies): Services {
   runner.handle('bot.deliver', new BotOutboxDispatcher(bots, secrets, clock, logger.child({ component: 'chatbot' }), { allowPrivateUrls: config.allowPrivateUrls, timeoutMs: config.webhookTimeoutMs }).deliver);
   return {
     accounts,
-    audit: new AuditService(new SqlAuditRepository(storage.db), clock),
+    audit,
     sessions: new SessionsService(accountsRepository, new SqlSessionsRepository(storage.db), clock),
     assistants,
     assistantChat,
-    limiter: dependencies.limiter ?? new MemoryRateLimiter(clock),
+    limiter,
     chatbot,
     toolsets,
     embedder,
     knowledge,
-    keys: new KeysService(new SqlKeysRepository(storage.db), bus, clock, accounts, catalog),
+    keys,
+    ownerKeys: new OwnerKeysService(keys, accounts),
     catalog,
     providers,
     book,
@@ -238,6 +254,7 @@ function registerRoutes(server: FastifyInstance, services: Services): void {
 function registerManagementRoutes(server: FastifyInstance, services: Services): void {
   registerAuthRoutes(server, services.sessions, { secureCookies: services.config.publicUrl?.startsWith('https:') === true });
   registerMeRoutes(server, { accounts: services.accounts, sessions: services.sessions, keys: services.keys });
+  registerKeysRoutes(server, services.ownerKeys);
 }
 
 /** Wires the gateway; never listens (main.ts does, tests use a random port or inject()). */
@@ -265,7 +282,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<App> {
   await server.register(cookie);
   await server.register(multipart, { limits: { fileSize: dependencies.config.bodyLimitBytes, files: 2, fields: 50 } });
   registerErrorHandling(server);
-  registerAuth(server, { keys: services.keys, sessions: services.sessions, accounts: services.accounts }, dependencies.adminTokenHash, services.limiter, dependencies.clock);
+  registerAuth(server, { keys: services.keys, sessions: services.sessions, accounts: services.accounts }, dependencies.adminTokenHash, dependencies.clock);
   registerRoutes(server, services);
   await server.ready();
 
@@ -275,6 +292,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<App> {
     async close() {
       await server.close();
       await services.runner.stop();
+      await services.keys.close();
       await services.limiter.close();
       await services.book.close();
       await services.http.close();

@@ -9,6 +9,8 @@ import { DEFAULT_CATALOG, openRuntime, readCatalogFile } from './runtime.ts';
 import { openStorage } from './storage/database.ts';
 import { SqlSealedValuesRepository } from './storage/sealed-values-repository.ts';
 import { SqlSettingsRepository } from './storage/settings-repository.ts';
+import { SPEND_PERIODS, type KeyChanges, type SpendPeriod } from './features/keys/keys.ts';
+import { keyDetailsView } from './http/routes/management/views.ts';
 
 const money = (text: string): Money => {
   const amount = parseAmount(text);
@@ -17,6 +19,59 @@ const money = (text: string): Money => {
 };
 
 const print = (value: unknown): void => console.log(JSON.stringify(value, null, 2));
+
+/** `none` clears a setting; commander drops a parser's null, so it travels as the word until `keyChangesOf`. */
+const NONE = 'none';
+const orNull = <T,>(value: T | typeof NONE | undefined): T | null | undefined => (value === NONE ? null : value);
+
+const count = (text: string): number | typeof NONE => {
+  if (text === NONE) return NONE;
+  if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > 1_000_000_000) throw new InvalidArgumentError('a whole number from 1, or none');
+  return Number(text);
+};
+
+const time = (text: string): number | typeof NONE => {
+  if (text === NONE) return NONE;
+  const at = Date.parse(text);
+  if (Number.isNaN(at)) throw new InvalidArgumentError('an ISO 8601 time such as 2026-12-31T00:00:00Z, or none');
+  return at;
+};
+
+const period = (text: string): SpendPeriod => {
+  const found = SPEND_PERIODS.find((candidate) => candidate === text);
+  if (!found) throw new InvalidArgumentError(SPEND_PERIODS.join(', '));
+  return found;
+};
+
+interface KeyUpdateOptions {
+  name?: string;
+  allow?: string[];
+  expires?: number | typeof NONE;
+  limit?: Money;
+  period?: SpendPeriod;
+  noLimit?: boolean;
+  rpm?: number | typeof NONE;
+  tpm?: number | typeof NONE;
+  disable?: boolean;
+  enable?: boolean;
+}
+
+/** The options of `keys update` as the keys service names them; absent ones stay as they are. */
+function keyChangesOf(options: KeyUpdateOptions): KeyChanges {
+  if (options.disable && options.enable) throw new Error('give at most one of --disable and --enable');
+  if (options.limit !== undefined && options.noLimit) throw new Error('give at most one of --limit and --no-limit');
+  const changes: KeyChanges = {};
+  if (options.name !== undefined) changes.name = options.name;
+  if (options.allow !== undefined) changes.allowedModels = options.allow.length === 1 && options.allow[0] === 'all' ? null : options.allow;
+  if (options.expires !== undefined) changes.expiresAt = orNull(options.expires) ?? null;
+  if (options.limit !== undefined) changes.limit = { amount: options.limit, period: options.period ?? 'month' };
+  if (options.noLimit) changes.limit = null;
+  if (options.rpm !== undefined) changes.rateLimit = orNull(options.rpm) ?? null;
+  if (options.tpm !== undefined) changes.tpm = orNull(options.tpm) ?? null;
+  if (options.disable) changes.disabled = true;
+  if (options.enable) changes.disabled = false;
+  return changes;
+}
 
 /** Runs one operation against the configured database with the same services the gateway uses. */
 async function withServices(action: (services: Services) => Promise<void>): Promise<void> {
@@ -83,6 +138,59 @@ keys
     withServices(async (services) => {
       const { key, text } = await services.keys.create({ userId: options.user, orgId: options.org ?? null, name: options.name ?? null, allowedModels: options.allow ?? null });
       print({ id: key.id, key: text, userId: key.userId, orgId: key.orgId, allowedModels: key.allowedModels });
+    }),
+  );
+keys
+  .command('list')
+  .option('--user <userId>', "only this user's keys")
+  .option('--org <orgId>', "only this organisation's keys")
+  .option('--query <text>', 'part of the name, id or start')
+  .option('--limit <n>', 'keys per page (1-100)', (text: string) => Math.min(100, Math.max(1, Number(text) || 20)), 20)
+  .option('--cursor <cursor>', 'the next page (next_cursor of the previous one)')
+  .option('--revoked', 'include revoked keys', false)
+  .action((options: { user?: string; org?: string; query?: string; limit: number; cursor?: string; revoked: boolean }) =>
+    withServices(async (services) => {
+      const page = await services.keys.list({
+        limit: options.limit,
+        includeRevoked: options.revoked,
+        ...(options.user ? { userId: options.user } : {}),
+        ...(options.org ? { orgId: options.org } : {}),
+        ...(options.query ? { query: options.query } : {}),
+        ...(options.cursor ? { cursor: options.cursor } : {}),
+      });
+      const data = await Promise.all(page.keys.map(async (key) => keyDetailsView(await services.keys.details(key))));
+      print({ object: 'list', data, next_cursor: page.nextCursor ?? null });
+    }),
+  );
+keys
+  .command('show <keyId>')
+  .action((keyId: string) =>
+    withServices(async (services) => {
+      const key = await services.keys.get(keyId);
+      if (!key) throw new Error(`no key ${keyId}`);
+      print(keyDetailsView(await services.keys.details(key)));
+    }),
+  );
+keys
+  .command('update <keyId>')
+  .option('--name <name>', 'label')
+  .option('--allow <models>', "comma-separated allowed model ids, or 'all'", (text: string) => text.split(',').map((id) => id.trim()).filter(Boolean))
+  .option('--expires <time>', "ISO 8601 time the key stops working, or 'none'", time)
+  .option('--limit <amount>', 'most the key may spend per period', money)
+  .option('--period <period>', `the limit's UTC period: ${SPEND_PERIODS.join(', ')} (default month)`, period)
+  .option('--no-limit', 'remove the spend limit')
+  .option('--rpm <n>', "requests per minute, or 'none'", count)
+  .option('--tpm <n>', "tokens per minute, or 'none'", count)
+  .option('--disable', 'refuse the key until enabled')
+  .option('--enable', 'accept the key again')
+  .action((keyId: string, options: Omit<KeyUpdateOptions, 'limit'> & { limit?: Money | false }) =>
+    withServices(async (services) => {
+      // commander turns `--no-limit` into `limit: false`.
+      const { limit, ...rest } = options;
+      const changes = keyChangesOf({ ...rest, ...(limit === false ? { noLimit: true } : limit !== undefined ? { limit } : {}) });
+      const key = await services.keys.update(keyId, changes);
+      if (!key) throw new Error(`no live key ${keyId}`);
+      print(keyDetailsView(await services.keys.details(key)));
     }),
   );
 keys

@@ -94,3 +94,40 @@ test('keys create and bots create refuse a user outside the org, and unknown all
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+/** `keys list`, `keys show` and `keys update` go through the keys service as the admin API does (same rules, same audit). */
+test('the CLI lists, shows and updates keys; its limits are the ones the gateway enforces', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tollgate-cli-'));
+  const env = { ...process.env, DATA_DIR: dir, DATABASE_URL: `sqlite:${join(dir, 'cli.db')}`, TOLLGATE_LOG_LEVEL: 'silent' };
+  const cli = async (...args: string[]): Promise<Record<string, unknown>> => {
+    const { stdout } = await run(process.execPath, [BIN, ...args], { env });
+    return JSON.parse(stdout) as Record<string, unknown>;
+  };
+  try {
+    await cli('models', 'import');
+    const user = await cli('users', 'create', '--name', 'cli user', '--balance', '2.50');
+    const key = await cli('keys', 'create', '--user', String(user.id), '--name', 'batch job');
+    const updated = await cli('keys', 'update', String(key.id), '--limit', '1.50', '--period', 'week', '--rpm', '7', '--disable');
+    assert.deepEqual(
+      { limit: updated.limit, rpm: updated.rpm, disabled: updated.disabled, remaining: updated.remaining },
+      { limit: { amount: '1.50', period: 'week' }, rpm: 7, disabled: true, remaining: '1.50' },
+    );
+    const listed = await cli('keys', 'list', '--user', String(user.id));
+    assert.deepEqual((listed.data as Array<{ id: string; name: string }>).map((row) => [row.id, row.name]), [[key.id, 'batch job']]);
+    assert.equal((await cli('keys', 'show', String(key.id))).disabled, true);
+    await assert.rejects(run(process.execPath, [BIN, 'keys', 'update', String(key.id), '--rpm', 'many'], { env }), /whole number/);
+
+    const gw = await startTestGateway({ database: { url: env.DATABASE_URL } });
+    try {
+      assert.equal((await fetch(`${gw.url}/v1/models`, { headers: { authorization: String(key.key) } })).status, 401, 'disabled by the CLI');
+      const audit = await gw.app.services.audit.list({ targetId: String(key.id), action: 'key.update', limit: 5 });
+      assert.deepEqual(audit.entries.map((entry) => entry.actor.type), ['admin']);
+    } finally {
+      await gw.close();
+    }
+    const enabled = await cli('keys', 'update', String(key.id), '--enable', '--no-limit', '--rpm', 'none');
+    assert.deepEqual({ limit: enabled.limit, rpm: enabled.rpm, disabled: enabled.disabled }, { limit: null, rpm: null, disabled: false });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -1,9 +1,9 @@
-import type { Kysely, Selectable } from 'kysely';
-import type { ApiKey, KeysRepository } from '../features/keys/keys.ts';
+import { sql, type Kysely, type Selectable, type Updateable } from 'kysely';
+import type { ApiKey, KeyChanges, KeyQuery, KeyRecord, KeysRepository } from '../features/keys/keys.ts';
 import { moneyTextOrNull } from './money-sql.ts';
 import type { ApiKeysTable, Database } from './schema.ts';
 
-const toKey = (row: Selectable<ApiKeysTable>): ApiKey => ({
+const toKey = (row: Selectable<ApiKeysTable>): KeyRecord => ({
   id: row.id,
   userId: row.user_id,
   orgId: row.org_id,
@@ -17,7 +17,32 @@ const toKey = (row: Selectable<ApiKeysTable>): ApiKey => ({
   disabled: row.disabled === 1,
   limit: row.spend_limit_nano !== null && row.spend_period !== null ? { amount: BigInt(row.spend_limit_nano), period: row.spend_period } : null,
   tpm: row.tpm,
+  start: row.key_prefix,
+  lastUsedAt: row.last_used_at === null ? null : Number(row.last_used_at),
 });
+
+/** Cursor of a page: the last key's creation time and id (keys are ordered by both, newest first). */
+const encodeCursor = (key: KeyRecord): string => Buffer.from(`${key.createdAt}:${key.id}`).toString('base64url');
+function decodeCursor(cursor: string): { at: number; id: string } | undefined {
+  const [at, id] = Buffer.from(cursor, 'base64url').toString('utf8').split(':');
+  return at && id && /^\d+$/.test(at) ? { at: Number(at), id } : undefined;
+}
+
+function columnsOf(changes: KeyChanges): Updateable<ApiKeysTable> {
+  const row: Updateable<ApiKeysTable> = {};
+  if (changes.name !== undefined) row.name = changes.name;
+  if (changes.scope !== undefined) row.scope = changes.scope;
+  if (changes.allowedModels !== undefined) row.allowed_models = changes.allowedModels === null ? null : JSON.stringify(changes.allowedModels);
+  if (changes.expiresAt !== undefined) row.expires_at = changes.expiresAt;
+  if (changes.limit !== undefined) {
+    row.spend_limit_nano = changes.limit?.amount ?? null;
+    row.spend_period = changes.limit?.period ?? null;
+  }
+  if (changes.rateLimit !== undefined) row.rate_limit = changes.rateLimit;
+  if (changes.tpm !== undefined) row.tpm = changes.tpm;
+  if (changes.disabled !== undefined) row.disabled = changes.disabled ? 1 : 0;
+  return row;
+}
 
 /** Money read exactly (as text) on both engines. */
 const KEY_COLUMNS = ['id', 'key_hash', 'key_prefix', 'user_id', 'org_id', 'name', 'allowed_models', 'rate_limit', 'revoked_at', 'created_at', 'scope', 'expires_at', 'disabled', moneyTextOrNull('spend_limit_nano').as('spend_limit_nano'), 'spend_period', 'tpm', 'last_used_at'] as const;
@@ -54,7 +79,7 @@ export class SqlKeysRepository implements KeysRepository {
     return row && toKey(row);
   }
 
-  async get(id: string): Promise<ApiKey | undefined> {
+  async get(id: string): Promise<KeyRecord | undefined> {
     const row = await this.db.selectFrom('api_keys').select(KEY_COLUMNS).where('id', '=', id).executeTakeFirst();
     return row && toKey(row);
   }
@@ -68,5 +93,48 @@ export class SqlKeysRepository implements KeysRepository {
       .returning('key_hash')
       .executeTakeFirst();
     return row?.key_hash;
+  }
+
+  async update(id: string, changes: KeyChanges): Promise<{ key: KeyRecord; hash: string } | undefined> {
+    const columns = columnsOf(changes);
+    if (Object.keys(columns).length > 0) {
+      await this.db.updateTable('api_keys').set(columns).where('id', '=', id).where('revoked_at', 'is', null).execute();
+    }
+    const row = await this.db.selectFrom('api_keys').select(KEY_COLUMNS).where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst();
+    return row && { key: toKey(row), hash: row.key_hash };
+  }
+
+  async list(query: KeyQuery): Promise<{ keys: KeyRecord[]; nextCursor: string | undefined }> {
+    let select = this.db.selectFrom('api_keys').select(KEY_COLUMNS);
+    if (query.userId !== undefined) select = select.where('user_id', '=', query.userId);
+    if (query.orgId !== undefined) select = select.where('org_id', '=', query.orgId);
+    if (!query.includeRevoked) select = select.where('revoked_at', 'is', null);
+    if (query.query) {
+      const pattern = `%${query.query.toLowerCase().replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
+      const like = (column: string) => sql<boolean>`lower(coalesce(${sql.ref(column)}, '')) like ${pattern} escape '\\'`;
+      select = select.where((eb) => eb.or([like('name'), like('id'), like('key_prefix')]));
+    }
+    const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+    if (after) select = select.where((eb) => eb.or([eb('created_at', '<', after.at), eb.and([eb('created_at', '=', after.at), eb('id', '<', after.id)])]));
+    const rows = await select.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(query.limit + 1).execute();
+    const keys = rows.slice(0, query.limit).map(toKey);
+    return { keys, nextCursor: rows.length > query.limit ? encodeCursor(keys[keys.length - 1]!) : undefined };
+  }
+
+  async touch(ids: readonly string[], at: number): Promise<void> {
+    if (ids.length === 0) return;
+    await this.db.updateTable('api_keys').set({ last_used_at: at }).where('id', 'in', [...ids]).execute();
+  }
+
+  async spentSince(keyId: string, since: number): Promise<bigint> {
+    const row = await this.db
+      .selectFrom('ledger')
+      .select(sql<string | null>`cast(sum(amount_nano) as text)`.as('total'))
+      .where('key_id', '=', keyId)
+      .where('created_at', '>=', since)
+      .where('kind', 'in', ['charge', 'refund'])
+      .executeTakeFirst();
+    // Charges are negative entries: spending is their negation.
+    return -BigInt(row?.total ?? '0');
   }
 }

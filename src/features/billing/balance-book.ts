@@ -63,6 +63,8 @@ export class BalanceBook {
   private lastError: string | undefined;
   /** This process, as the holder of reservations. */
   readonly node = `n_${randomBase62(12)}`;
+  /** Told of every entry as it is recorded (keys' spend per period follows charges this way). */
+  private readonly listeners: Array<(entry: LedgerEntry) => void> = [];
 
   constructor(
     private readonly repository: LedgerRepository,
@@ -127,9 +129,15 @@ export class BalanceBook {
     if (state) state.pending += input.amount;
     else this.accounts.set(key, { ...emptyState(), pending: input.amount });
     this.queue.push(entry);
+    for (const listener of this.listeners) listener(entry);
     if (input.kind === 'charge' && input.requestId !== null) this.metrics?.charged.inc({ currency: this.metrics.currency }, Number(-input.amount) / 1e9);
     this.schedule(this.flushMs);
     return entry;
+  }
+
+  /** Calls `listener` with every entry recorded from now on, synchronously, as it is recorded. */
+  onRecord(listener: (entry: LedgerEntry) => void): void {
+    this.listeners.push(listener);
   }
 
   /** Records a movement and waits until it is written; for admin credits and refunds callers read back at once. */

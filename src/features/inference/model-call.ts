@@ -9,6 +9,7 @@ import type { Cost, TokenUsage } from '../billing/pricing.ts';
 import type { CatalogService } from '../catalog/catalog-service.ts';
 import type { ModelKind } from '../catalog/model.ts';
 import { modelNotFound, resolveModel, type ModelEndpoint, type Resolution } from '../catalog/retirement.ts';
+import type { KeyLimits } from '../keys/key-limits.ts';
 import type { ApiKey } from '../keys/keys.ts';
 
 /** Who is calling: the authenticated key and the request's id (it goes into the ledger). */
@@ -34,6 +35,8 @@ export interface ModelCallDependencies {
   providers: ProviderRegistry;
   book: BalanceBook;
   clock: Clock;
+  /** The calling key's own spend and tokens-per-minute limits. */
+  keyLimits: Pick<KeyLimits, 'checkSpend' | 'countTokens'>;
 }
 
 /** A business key charges its organisation unless the request asks for the owner's personal wallet (DESIGN §4). */
@@ -49,7 +52,7 @@ export function checkModelAllowed(key: ApiKey, modelId: string): void {
 
 /**
  * Everything a model call needs before it is forwarded, in SPEC's order: the model exists (404), the key may use it (403),
- * retirement (redirect or 410), the paying balance is positive (402).
+ * retirement (redirect or 410), the key's spend limit for its period is not reached and the paying balance is positive (402).
  */
 export async function prepareModelCall(
   dependencies: ModelCallDependencies,
@@ -70,6 +73,8 @@ export async function authoriseModelCall(
   checkModelAllowed(caller.key, input.model);
   const resolution = resolveModel(dependencies.catalog, input.model, input.endpoint, input.kinds, dependencies.clock.now());
   const payer = payerOf(caller.key, input.useWalletBalance);
+  // A call that is not billed (count_tokens) passes neither spend check.
+  if (input.checkBalance !== false) await dependencies.keyLimits.checkSpend(caller.key);
   if (input.checkBalance !== false && !(await dependencies.book.isPositive(payer))) {
     throw new GatewayError('insufficient_balance', payer.type === 'org' ? 'Organization balance is too low to use API' : 'Balance is too low to use API');
   }
@@ -82,6 +87,7 @@ export function chargeCall(dependencies: ModelCallDependencies, call: Authorised
   const input = usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens + usage.cacheWrite1hTokens;
   if (input > 0) dependencies.metrics.tokens.inc({ model, direction: 'input' }, input);
   if (usage.outputTokens > 0) dependencies.metrics.tokens.inc({ model, direction: 'output' }, usage.outputTokens);
+  dependencies.keyLimits.countTokens(call.caller.key, input + usage.outputTokens);
   if (cost.total <= 0n) return;
   dependencies.book.record({
     account: call.payer,

@@ -3,9 +3,14 @@ import type { Clock } from '../../lib/clock.ts';
 import { sha256Hex } from '../../lib/hashing.ts';
 import { newId, randomBase62 } from '../../lib/ids.ts';
 import type { ChangeBus } from '../../lib/change-bus.ts';
+import type { Money } from '../../lib/money.ts';
 import type { AccountsService } from '../accounts/accounts-service.ts';
+import { ADMIN_ACTOR, type AuditService } from '../audit/audit-service.ts';
+import type { Actor } from '../audit/audit.ts';
 import type { CatalogService } from '../catalog/catalog-service.ts';
-import { isLive, type ApiKey, type KeysRepository, type NewKeyInput } from './keys.ts';
+import type { KeyLimits } from './key-limits.ts';
+import { isLive, type ApiKey, type KeyChanges, type KeyQuery, type KeyRecord, type KeysRepository, type NewKeyInput } from './keys.ts';
+import type { LastUsedRecorder } from './last-used.ts';
 import { OpenStreams } from './open-streams.ts';
 
 const KEY_PREFIX = 'tg-';
@@ -17,6 +22,35 @@ interface CacheEntry {
   key: ApiKey | null;
   loadedAt: number;
 }
+
+/** What the key management doors show about a key: the stored key with its spending in the limit's period. */
+export interface KeyDetails {
+  key: KeyRecord;
+  spent: Money;
+  /** Null without a limit. */
+  remaining: Money | null;
+}
+
+/** The parts of the keys feature that watch use: limits, spend and last use; and the audit log its changes go to. */
+export interface KeysServiceParts {
+  limits: KeyLimits;
+  lastUsed: LastUsedRecorder;
+  audit: Pick<AuditService, 'record'>;
+}
+
+/** What the audit log keeps of a key (never its text or hash). */
+const auditView = (key: ApiKey) => ({
+  name: key.name,
+  userId: key.userId,
+  orgId: key.orgId,
+  scope: key.scope,
+  allowedModels: key.allowedModels,
+  expiresAt: key.expiresAt,
+  disabled: key.disabled,
+  limit: key.limit ? { amount: key.limit.amount.toString(), period: key.limit.period } : null,
+  rpm: key.rateLimit,
+  tpm: key.tpm,
+});
 
 /** Issues, authenticates and revokes API keys; authentication is served from memory on the hot path. */
 export class KeysService {
@@ -30,6 +64,7 @@ export class KeysService {
     private readonly clock: Clock,
     private readonly accounts: Pick<AccountsService, 'getUser' | 'getOrg' | 'getRole'>,
     private readonly catalog: Pick<CatalogService, 'get'>,
+    private readonly parts: KeysServiceParts,
   ) {
     bus.subscribe((topic, hash) => {
       if (topic !== 'keys') return;
@@ -59,8 +94,9 @@ export class KeysService {
    * gets the same checks: the user exists; a business key's org exists and the user is a member of it; every allowed model
    * exists (a misspelt id would silently lock the key out of that model).
    */
-  async create(input: NewKeyInput): Promise<{ key: ApiKey; text: string }> {
+  async create(input: NewKeyInput, actor: Actor = ADMIN_ACTOR): Promise<{ key: ApiKey; text: string }> {
     await this.check(input);
+    this.checkChanges(input);
     const text = KEY_PREFIX + randomBase62(40);
     const key: ApiKey = {
       id: newId('key'),
@@ -80,6 +116,7 @@ export class KeysService {
     const hash = sha256Hex(text);
     await this.repository.insert(key, hash, text.slice(0, 7));
     await this.bus.publish('keys', hash);
+    await this.parts.audit.record(actor, 'key.create', { type: 'key', id: key.id }, { after: auditView(key), orgId: key.orgId });
     return { key, text };
   }
 
@@ -91,7 +128,15 @@ export class KeysService {
         throw new GatewayError('invalid_request', `orgId: user '${input.userId}' is not a member of '${input.orgId}'`, { param: 'orgId' });
       }
     }
-    const unknown = (input.allowedModels ?? []).find((id) => !this.catalog.get(id));
+  }
+
+  /** Rules every door's changes meet: an expiry lies ahead, a spend limit is positive, allowed models exist. */
+  private checkChanges(changes: KeyChanges): void {
+    if (changes.expiresAt != null && changes.expiresAt <= this.clock.now()) {
+      throw new GatewayError('invalid_request', 'expiresAt: must be in the future', { param: 'expiresAt' });
+    }
+    if (changes.limit && changes.limit.amount <= 0n) throw new GatewayError('invalid_request', 'limit.amount: must be greater than 0', { param: 'limit.amount' });
+    const unknown = (changes.allowedModels ?? []).find((id) => !this.catalog.get(id));
     if (unknown !== undefined) throw new GatewayError('invalid_request', `allowedModels: model '${unknown}' does not exist`, { param: 'allowedModels' });
   }
 
@@ -109,15 +154,57 @@ export class KeysService {
     return found && isLive(found, now) ? found : undefined;
   }
 
-  async get(id: string): Promise<ApiKey | undefined> {
+  /**
+   * Admits one request made with an authenticated key: its requests and tokens per minute (429), and notes its use. Spend
+   * limits are checked where a call is billed (`checkSpend`, from prepareModelCall), so free endpoints stay free of them.
+   */
+  async admit(key: ApiKey): Promise<void> {
+    this.parts.lastUsed.touch(key.id);
+    await this.parts.limits.admit(key);
+  }
+
+  get limits(): KeyLimits {
+    return this.parts.limits;
+  }
+
+  async get(id: string): Promise<KeyRecord | undefined> {
     return this.repository.get(id);
   }
 
-  /** Revokes a key; every process stops accepting it at once. */
-  async revoke(id: string): Promise<boolean> {
+  async list(query: KeyQuery): Promise<{ keys: KeyRecord[]; nextCursor: string | undefined }> {
+    return this.repository.list(query);
+  }
+
+  /** The key with its spending and its last use as this process knows it. */
+  async details(key: KeyRecord): Promise<KeyDetails> {
+    const { spent, remaining } = await this.parts.limits.spending(key);
+    return { key: { ...key, lastUsedAt: this.parts.lastUsed.lastUsedAt(key.id, key.lastUsedAt) }, spent, remaining };
+  }
+
+  /** Changes a live key; every process sees the change at once. Undefined when there is no such live key. */
+  async update(id: string, changes: KeyChanges, actor: Actor = ADMIN_ACTOR): Promise<KeyRecord | undefined> {
+    const before = await this.repository.get(id);
+    if (!before || before.revokedAt !== null) return undefined;
+    this.checkChanges(changes);
+    const updated = await this.repository.update(id, changes);
+    if (!updated) return undefined;
+    await this.bus.publish('keys', updated.hash);
+    await this.parts.audit.record(actor, 'key.update', { type: 'key', id }, { before: auditView(before), after: auditView(updated.key), orgId: updated.key.orgId });
+    return updated.key;
+  }
+
+  /** Revokes a key; every process stops accepting it at once, and streams open with it are cut. */
+  async revoke(id: string, actor: Actor = ADMIN_ACTOR): Promise<boolean> {
+    const before = await this.repository.get(id);
     const hash = await this.repository.revoke(id, this.clock.now());
     if (hash === undefined) return false;
     await this.bus.publish('keys', hash);
+    await this.parts.audit.record(actor, 'key.revoke', { type: 'key', id }, { before: before ? auditView(before) : null, orgId: before?.orgId ?? null });
     return true;
+  }
+
+  /** Waits for last-use writes under way (a clean stop). */
+  async close(): Promise<void> {
+    await this.parts.lastUsed.settle();
   }
 }

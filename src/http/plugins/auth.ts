@@ -7,7 +7,6 @@ import type { Principal } from '../context.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { FailureLimiter } from '../../lib/failure-limiter.ts';
 import { constantTimeEqual, sha256Hex } from '../../lib/hashing.ts';
-import type { RateLimiter } from '../../storage/rate-limiter.ts';
 
 /** `Authorization: <key>` or `Authorization: Bearer <key>`; `x-api-key` where the route allows it. */
 export function keyText(request: FastifyRequest): string | undefined {
@@ -64,6 +63,7 @@ async function principalOf(request: FastifyRequest, services: AuthServices, text
     const user = await services.accounts.getUser(key.userId);
     if (!user) throw unauthorized();
     request.apiKey = key;
+    await services.keys.admit(key);
     return { user, via: 'key', keyId: key.id, session: undefined };
   }
   const token = request.cookies[SESSION_COOKIE];
@@ -79,7 +79,7 @@ async function principalOf(request: FastifyRequest, services: AuthServices, text
 }
 
 /** Checks the API key, session or admin token (stored as its SHA-256 hex) before every handler, by route setting `auth`. */
-export function registerAuth(app: FastifyInstance, services: AuthServices, adminTokenHash: string, limiter: RateLimiter, clock: Clock): void {
+export function registerAuth(app: FastifyInstance, services: AuthServices, adminTokenHash: string, clock: Clock): void {
   const { keys } = services;
   const guesses = new FailureLimiter(clock, ADMIN_GUESSES_PER_MINUTE, 60_000);
   app.decorateRequest('apiKey', undefined);
@@ -102,13 +102,7 @@ export function registerAuth(app: FastifyInstance, services: AuthServices, admin
     request.apiKey = key;
     const keyTextOfRequest = text!;
     request.trackStream = (controller) => keys.trackStream(keyTextOfRequest, controller);
-    // Every authenticated call counts, count_tokens and free endpoints included.
-    if (key.rateLimit !== null) {
-      const decision = await limiter.take(key.id, key.rateLimit);
-      if (!decision.allowed) {
-        reply.header('retry-after', String(Math.ceil(decision.retryAfterMs / 1000)));
-        throw new GatewayError('rate_limited', `Rate limit of ${key.rateLimit} requests per minute reached for this API key.`, { codeA: 'rate_limit_exceeded' });
-      }
-    }
+    // Every authenticated call counts against the key's per-minute limits, count_tokens and free endpoints included.
+    await keys.admit(key);
   });
 }

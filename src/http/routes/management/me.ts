@@ -7,7 +7,7 @@ import type { SessionsService } from '../../../features/accounts/sessions-servic
 import type { KeysService } from '../../../features/keys/keys-service.ts';
 import { formatMoney } from '../../../lib/money.ts';
 import type { Principal } from '../../context.ts';
-import { keyView, userView } from './views.ts';
+import { keyDetailsView, userView } from './views.ts';
 
 const mePatch = z.object({
   name: z.string().min(1).max(200).optional(),
@@ -40,10 +40,10 @@ export function registerMeRoutes(app: FastifyInstance, services: { accounts: Acc
   });
 
   app.get('/api/v1/key', { config: { auth: 'anyKey', name: 'key.self' } }, async (request) => {
-    const key = request.apiKey;
+    const key = request.apiKey && (await services.keys.get(request.apiKey.id));
     if (!key) throw unauthorized();
     const payer = key.orgId ? { type: 'org' as const, id: key.orgId } : { type: 'user' as const, id: key.userId };
     const balance = await accounts.balance(payer);
-    return { ...keyView(key), balance: balance === undefined ? null : formatMoney(balance) };
+    return { ...keyDetailsView(await services.keys.details(key)), balance: balance === undefined ? null : formatMoney(balance) };
   });
 }

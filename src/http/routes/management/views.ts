@@ -1,4 +1,5 @@
 import type { User } from '../../../features/accounts/accounts.ts';
+import type { KeyDetails } from '../../../features/keys/keys-service.ts';
 import type { ApiKey } from '../../../features/keys/keys.ts';
 import { formatMoney } from '../../../lib/money.ts';
 
@@ -21,4 +22,14 @@ export const keyView = (key: ApiKey) => ({
   rpm: key.rateLimit,
   tpm: key.tpm,
   createdAt: iso(key.createdAt),
+});
+
+/** A key as its lists show it: without its secret, with its start, use and spending in the limit's period. */
+export const keyDetailsView = (details: KeyDetails) => ({
+  ...keyView(details.key),
+  start: `${details.key.start}…`,
+  lastUsedAt: iso(details.key.lastUsedAt),
+  revokedAt: iso(details.key.revokedAt),
+  spent: formatMoney(details.spent),
+  remaining: details.remaining === null ? null : formatMoney(details.remaining),
 });

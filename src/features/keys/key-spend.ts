@@ -1,0 +1,97 @@
+import type { Clock } from '../../lib/clock.ts';
+import type { Money } from '../../lib/money.ts';
+import type { LedgerEntry } from '../billing/ledger.ts';
+import type { ApiKey, SpendPeriod } from './keys.ts';
+import { periodStart } from './spend-periods.ts';
+
+/** How long a key's spend read from the ledger serves before it is read again in the background (other nodes' charges). */
+const REFRESH_AFTER_MS = 30_000;
+const STATE_LIMIT = 100_000;
+
+/** Where spending comes from: the ledger (Σ per key since a time) and the balance book's queue of unwritten entries. */
+export interface SpendSource {
+  spentSince(keyId: string, since: number): Promise<Money>;
+  /** Writes every entry recorded so far, so a following read of the ledger sees them. */
+  flush(): Promise<void>;
+}
+
+interface SpendState {
+  period: SpendPeriod;
+  start: number;
+  /** Spent in the period as the ledger said when last read. */
+  stored: Money;
+  /** Charges and refunds this process recorded since that read began. */
+  local: Money;
+  /** While a read is under way: what this process recorded since it began (becomes `local` when it ends). */
+  sinceRead: Money | undefined;
+  loadedAt: number;
+  loading: Promise<void> | undefined;
+}
+
+/**
+ * Each key's spend in its current UTC calendar period, kept in memory like balances: read once from the ledger (Σ of the
+ * key's charges and refunds since the period began), then moved by every entry this process records (`observe`). Other
+ * processes' spending reaches it when the read is repeated, in the background, every REFRESH_AFTER_MS; so across N processes
+ * a key may overspend by what the other processes charged it since the last read, plus the calls in flight.
+ */
+export class KeySpendBook {
+  private readonly states = new Map<string, SpendState>();
+
+  constructor(
+    private readonly source: SpendSource,
+    private readonly clock: Clock,
+  ) {}
+
+  /** What the key spent in its limit's current period (the whole of time for a key without a limit). */
+  async spent(key: ApiKey): Promise<Money> {
+    const period = key.limit?.period ?? 'total';
+    const now = this.clock.now();
+    const start = periodStart(period, now);
+    let state = this.states.get(key.id);
+    if (!state || state.period !== period || state.start !== start) {
+      if (this.states.size >= STATE_LIMIT) this.states.clear();
+      state = { period, start, stored: 0n, local: 0n, sinceRead: undefined, loadedAt: 0, loading: undefined };
+      this.states.set(key.id, state);
+      await this.read(key.id, state);
+    } else if (now - state.loadedAt >= REFRESH_AFTER_MS) {
+      void this.read(key.id, state);
+    }
+    if (state.loading) await state.loading;
+    return state.stored + state.local;
+  }
+
+  /** Moves the spend of the entry's key by one recorded entry (the balance book calls it for every entry). */
+  observe(entry: LedgerEntry): void {
+    if (!entry.keyId || (entry.kind !== 'charge' && entry.kind !== 'refund')) return;
+    const state = this.states.get(entry.keyId);
+    if (!state || entry.createdAt < state.start) return;
+    state.local -= entry.amount;
+    if (state.sinceRead !== undefined) state.sinceRead -= entry.amount;
+  }
+
+  private read(keyId: string, state: SpendState): Promise<void> {
+    state.loading ??= this.load(keyId, state).finally(() => {
+      state.loading = undefined;
+    });
+    return state.loading;
+  }
+
+  /**
+   * Writes what this process recorded, then sums the ledger; entries recorded meanwhile are kept apart and added after.
+   * One written during the sum may be counted twice, so the spend errs high by at most a flush's worth of calls.
+   */
+  private async load(keyId: string, state: SpendState): Promise<void> {
+    state.loadedAt = this.clock.now();
+    try {
+      await this.source.flush();
+      state.sinceRead = 0n;
+      const stored = await this.source.spentSince(keyId, state.start);
+      state.stored = stored;
+      state.local = state.sinceRead;
+    } catch {
+      // The database is unreachable: the spend known so far decides until the next read (DESIGN §14: keep serving).
+    } finally {
+      state.sinceRead = undefined;
+    }
+  }
+}

@@ -1,0 +1,18 @@
+import type { SpendPeriod } from './keys.ts';
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Start (Unix ms) of the UTC calendar period that contains `now`: the day from midnight, the ISO week from Monday, the month
+ * from its first day; `total` has no start. A key's limit counts what it spent since then.
+ */
+export function periodStart(period: SpendPeriod, now: number): number {
+  if (period === 'total') return 0;
+  const date = new Date(now);
+  const midnight = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate());
+  if (period === 'day') return midnight;
+  if (period === 'month') return Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
+  // getUTCDay: Sunday is 0; ISO weeks start on Monday.
+  const daysSinceMonday = (date.getUTCDay() + 6) % 7;
+  return midnight - daysSinceMonday * DAY_MS;
+}
