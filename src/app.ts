@@ -53,6 +53,14 @@ import { registerAuth } from './http/plugins/auth.ts';
 import { registerAuthRoutes } from './http/routes/management/auth.ts';
 import { registerMeRoutes } from './http/routes/management/me.ts';
 import { registerKeysRoutes } from './http/routes/management/keys.ts';
+import { registerBotRoutes } from './http/routes/management/bots.ts';
+import { registerInvitationRoutes } from './http/routes/management/invitations.ts';
+import { registerOrgRoutes } from './http/routes/management/orgs.ts';
+import { InvitationsService } from './features/accounts/invitations-service.ts';
+import { OrgsService } from './features/accounts/orgs-service.ts';
+import { SignupService } from './features/accounts/signup-service.ts';
+import { BotIntegrationsService } from './features/chatbot/bot-integrations-service.ts';
+import { SqlInvitationsRepository } from './storage/invitations-repository.ts';
 import { SessionsService } from './features/accounts/sessions-service.ts';
 import { AuditService } from './features/audit/audit-service.ts';
 import { SqlAuditRepository } from './storage/audit-repository.ts';
@@ -105,6 +113,10 @@ export interface Services {
   accounts: AccountsService;
   sessions: SessionsService;
   audit: AuditService;
+  orgs: OrgsService;
+  invitations: InvitationsService;
+  signup: SignupService;
+  botIntegrations: BotIntegrationsService;
   keys: KeysService;
   /** Keys as their users manage them (the management API's rules). */
   ownerKeys: OwnerKeysService;
@@ -192,10 +204,21 @@ export function createServices(dependencies: AppDependencies): Services {
   const tasks = new TasksService(callDependencies, tasksRepository, secrets, config.allowPrivateUrls, config.imagineModel);
   runner.handle('bot.reply', new BotReplyWorker({ bots, assistants: assistantsRepository, chat: assistantChat, catalog, book, clock, logger: logger.child({ component: 'chatbot' }) }).run);
   runner.handle('bot.deliver', new BotOutboxDispatcher(bots, secrets, clock, logger.child({ component: 'chatbot' }), { allowPrivateUrls: config.allowPrivateUrls, timeoutMs: config.webhookTimeoutMs }).deliver);
+  const sessions = new SessionsService(accountsRepository, new SqlSessionsRepository(storage.db), clock);
+  const orgs = new OrgsService(accounts, accountsRepository, audit);
+  const botIntegrations = new BotIntegrationsService(chatbot, bots, accounts, assistantsRepository, audit, clock);
+  orgs.onMemberRemoved(async (orgId, userId) => {
+    await botIntegrations.revokeMemberBots(orgId, userId);
+    await keys.revokeMemberKeys(orgId, userId, { type: 'system', id: null, ip: null });
+  });
   return {
     accounts,
     audit,
-    sessions: new SessionsService(accountsRepository, new SqlSessionsRepository(storage.db), clock),
+    sessions,
+    orgs,
+    invitations: new InvitationsService(new SqlInvitationsRepository(storage.db), accounts, sessions, audit, clock, { signup: config.signup, publicUrl }),
+    signup: new SignupService(accounts, sessions, config.signup),
+    botIntegrations,
     assistants,
     assistantChat,
     limiter,
@@ -252,9 +275,13 @@ function registerRoutes(server: FastifyInstance, services: Services): void {
 
 /** The management API (/api/v1, DESIGN §10): the console's and scripts' door onto the same services. */
 function registerManagementRoutes(server: FastifyInstance, services: Services): void {
-  registerAuthRoutes(server, services.sessions, { secureCookies: services.config.publicUrl?.startsWith('https:') === true });
+  const secureCookies = services.config.publicUrl?.startsWith('https:') === true;
+  registerAuthRoutes(server, { sessions: services.sessions, signup: services.signup }, { secureCookies });
   registerMeRoutes(server, { accounts: services.accounts, sessions: services.sessions, keys: services.keys });
   registerKeysRoutes(server, services.ownerKeys);
+  registerOrgRoutes(server, { orgs: services.orgs, accounts: services.accounts });
+  registerInvitationRoutes(server, { invitations: services.invitations, clock: services.clock }, { secureCookies });
+  registerBotRoutes(server, services.botIntegrations);
 }
 
 /** Wires the gateway; never listens (main.ts does, tests use a random port or inject()). */

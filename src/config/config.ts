@@ -38,11 +38,14 @@ const environmentSchema = z.object({
   TOLLGATE_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   TOLLGATE_GENERATE_WAIT_MS: z.coerce.number().int().positive().default(60_000),
   TOLLGATE_METRICS_TOKEN: z.string().min(1).optional(),
+  TOLLGATE_SIGNUP: z.enum(['closed', 'invite', 'open']).default('closed'),
   OPENAI_API_KEY: z.string().optional(),
   OPENAI_BASE_URL: z.string().default('https://api.openai.com/v1'),
   ANTHROPIC_API_KEY: z.string().optional(),
   ANTHROPIC_BASE_URL: z.string().default('https://api.anthropic.com'),
 });
+
+export type SignupMode = 'closed' | 'invite' | 'open';
 
 /** The gateway's configuration, parsed once from the environment and frozen. */
 export interface Config {
@@ -80,6 +83,8 @@ export interface Config {
   generateWaitMs: number;
   /** When set, GET /metrics wants `Authorization: Bearer <token>`; when unset /metrics is open (bind to a private address). */
   metricsToken: string | undefined;
+  /** Self sign-up (DESIGN §10): `closed` (operators create users), `invite` (only with an org invitation), `open`. */
+  signup: SignupMode;
   vendors: {
     openai: { apiKey: string | undefined; baseUrl: string };
     anthropic: { apiKey: string | undefined; baseUrl: string };
@@ -123,6 +128,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Readon
     webhookTimeoutMs: env.TOLLGATE_WEBHOOK_TIMEOUT_MS,
     generateWaitMs: env.TOLLGATE_GENERATE_WAIT_MS,
     metricsToken: env.TOLLGATE_METRICS_TOKEN,
+    signup: env.TOLLGATE_SIGNUP,
     vendors: {
       openai: { apiKey: env.OPENAI_API_KEY, baseUrl: env.OPENAI_BASE_URL },
       anthropic: { apiKey: env.ANTHROPIC_API_KEY, baseUrl: env.ANTHROPIC_BASE_URL },

@@ -9,9 +9,10 @@ export interface RouteSettings {
   errorShape?: ErrorShape;
   /**
    * `key`: an inference-scope API key (the model endpoints; default); `user`: a signed-in session or a management-scope key
-   * (the management API; sets `principal`); `anyKey`: an API key of either scope; `admin`: the admin token; `none`: public.
+   * (the management API; sets `principal`); `optionalUser`: like `user` when a credential is sent, public otherwise (accepting
+   * an invitation signed in or as someone new); `anyKey`: an API key of either scope; `admin`: the admin token; `none`: public.
    */
-  auth?: 'key' | 'user' | 'anyKey' | 'admin' | 'none';
+  auth?: 'key' | 'user' | 'optionalUser' | 'anyKey' | 'admin' | 'none';
   /** Also read the key from `x-api-key` (the messages endpoint). */
   apiKeyHeader?: boolean;
   /** Vendor 4xx bodies are in this route's own format and may be passed on unchanged. */

@@ -1,6 +1,6 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { GatewayError } from '../core/errors.ts';
-import type { AccountsRepository, NewUser, Org, Role, User } from '../features/accounts/accounts.ts';
+import type { AccountsRepository, MemberChange, MemberChangeOutcome, NewUser, Org, OrgMember, Role, User } from '../features/accounts/accounts.ts';
 import { moneyText } from './money-sql.ts';
 import type { Database } from './schema.ts';
 
@@ -13,15 +13,23 @@ const toUser = (row: { id: string; name: string; email: string | null; operator:
   operator: row.operator === 1,
 });
 
+/** Inserts a user (also inside another transaction: an accepted invitation creates its user); a taken email is a 409. */
+export async function insertUser(db: Kysely<Database> | Transaction<Database>, user: NewUser, createdAt: number): Promise<void> {
+  if (user.email) {
+    const taken = await db.selectFrom('users').select('id').where('email', '=', user.email.toLowerCase()).executeTakeFirst();
+    if (taken) throw new GatewayError('conflict', `email: '${user.email}' is already registered`, { param: 'email' });
+  }
+  await db
+    .insertInto('users')
+    .values({ id: user.id, name: user.name, balance_nano: 0n, created_at: createdAt, email: user.email?.toLowerCase() ?? null, password_hash: user.passwordHash ?? null, operator: user.operator ? 1 : 0 })
+    .execute();
+}
+
 export class SqlAccountsRepository implements AccountsRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
   async createUser(user: NewUser, createdAt: number): Promise<void> {
-    if (user.email && (await this.findByEmail(user.email))) throw new GatewayError('conflict', `email: '${user.email}' is already registered`, { param: 'email' });
-    await this.db
-      .insertInto('users')
-      .values({ id: user.id, name: user.name, balance_nano: 0n, created_at: createdAt, email: user.email ?? null, password_hash: user.passwordHash ?? null, operator: user.operator ? 1 : 0 })
-      .execute();
+    await insertUser(this.db, user, createdAt);
   }
 
   async getUser(id: string): Promise<User | undefined> {
@@ -86,6 +94,39 @@ export class SqlAccountsRepository implements AccountsRepository {
   async getRole(orgId: string, userId: string): Promise<Role | undefined> {
     const row = await this.db.selectFrom('org_members').select('role').where('org_id', '=', orgId).where('user_id', '=', userId).executeTakeFirst();
     return row?.role;
+  }
+
+  async members(orgId: string): Promise<OrgMember[]> {
+    const rows = await this.db
+      .selectFrom('org_members')
+      .innerJoin('users', 'users.id', 'org_members.user_id')
+      .select(['users.id', 'users.email', 'users.name', 'org_members.role'])
+      .where('org_members.org_id', '=', orgId)
+      .orderBy('users.id')
+      .execute();
+    return rows.map((row) => ({ userId: row.id, email: row.email, name: row.name, role: row.role }));
+  }
+
+  /**
+   * Changes or ends a membership unless it would leave the org without an owner. The org row is locked first (a no-op update),
+   * so two owners demoting each other at once are serialised and the second sees the first's change.
+   */
+  async changeMember(orgId: string, userId: string, change: MemberChange): Promise<MemberChangeOutcome> {
+    return this.db.transaction().execute(async (trx) => {
+      await trx.updateTable('orgs').set((eb) => ({ owner_id: eb.ref('owner_id') })).where('id', '=', orgId).execute();
+      const current = await trx.selectFrom('org_members').select('role').where('org_id', '=', orgId).where('user_id', '=', userId).executeTakeFirst();
+      if (!current) return 'not_member';
+      const losesOwner = current.role === 'owner' && (change.role === null || change.role !== 'owner');
+      if (losesOwner) {
+        const owners = await trx.selectFrom('org_members').select('user_id').where('org_id', '=', orgId).where('role', '=', 'owner').execute();
+        const others = owners.map((row) => row.user_id).filter((id) => id !== userId);
+        if (others.length === 0) return 'last_owner';
+        await trx.updateTable('orgs').set({ owner_id: others[0]! }).where('id', '=', orgId).where('owner_id', '=', userId).execute();
+      }
+      if (change.role === null) await trx.deleteFrom('org_members').where('org_id', '=', orgId).where('user_id', '=', userId).execute();
+      else await trx.updateTable('org_members').set({ role: change.role }).where('org_id', '=', orgId).where('user_id', '=', userId).execute();
+      return 'changed';
+    });
   }
 
   async membershipsOf(userId: string): Promise<Array<{ orgId: string; role: Role }>> {

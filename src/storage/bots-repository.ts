@@ -6,6 +6,7 @@ import type { BotDialogsTable, BotsTable, Database } from './schema.ts';
 
 const toBot = (row: Selectable<BotsTable>): Bot => ({
   id: row.id,
+  name: row.name,
   userId: row.user_id,
   orgId: row.org_id,
   assistantId: row.assistant_id,
@@ -32,18 +33,45 @@ export class SqlBotsRepository implements BotsRepository {
   async insert(bot: Bot, tokenHash: string): Promise<void> {
     await this.db
       .insertInto('bots')
-      .values({ id: bot.id, user_id: bot.userId, org_id: bot.orgId, assistant_id: bot.assistantId, token_hash: tokenHash, token_sealed: bot.tokenSealed, webhook_url: bot.webhookUrl, created_at: bot.createdAt })
+      .values({ id: bot.id, user_id: bot.userId, org_id: bot.orgId, assistant_id: bot.assistantId, token_hash: tokenHash, token_sealed: bot.tokenSealed, webhook_url: bot.webhookUrl, created_at: bot.createdAt, name: bot.name })
       .execute();
   }
 
   async byTokenHash(hash: string): Promise<Bot | undefined> {
-    const row = await this.db.selectFrom('bots').selectAll().where('token_hash', '=', hash).executeTakeFirst();
+    const row = await this.db.selectFrom('bots').selectAll().where('token_hash', '=', hash).where('revoked_at', 'is', null).executeTakeFirst();
     return row && toBot(row);
   }
 
   async get(id: string): Promise<Bot | undefined> {
-    const row = await this.db.selectFrom('bots').selectAll().where('id', '=', id).executeTakeFirst();
+    const row = await this.db.selectFrom('bots').selectAll().where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst();
     return row && toBot(row);
+  }
+
+  async list(owner: { userId: string } | { orgId: string }, limit: number, after: string | undefined): Promise<Bot[]> {
+    let select = this.db.selectFrom('bots').selectAll().where('revoked_at', 'is', null);
+    select = 'userId' in owner ? select.where('user_id', '=', owner.userId) : select.where('org_id', '=', owner.orgId);
+    if (after !== undefined) select = select.where('id', '<', after);
+    const rows = await select.orderBy('id', 'desc').limit(limit).execute();
+    return rows.map(toBot);
+  }
+
+  async update(id: string, changes: { name?: string; assistantId?: string; webhookUrl?: string | null }): Promise<void> {
+    const values: { name?: string; assistant_id?: string; webhook_url?: string | null } = {};
+    if (changes.name !== undefined) values.name = changes.name;
+    if (changes.assistantId !== undefined) values.assistant_id = changes.assistantId;
+    if (changes.webhookUrl !== undefined) values.webhook_url = changes.webhookUrl;
+    if (Object.keys(values).length > 0) await this.db.updateTable('bots').set(values).where('id', '=', id).where('revoked_at', 'is', null).execute();
+  }
+
+  async revoke(id: string, now: number): Promise<boolean> {
+    const result = await this.db.updateTable('bots').set({ revoked_at: now }).where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  async revokeMemberBots(orgId: string, userId: string, now: number): Promise<string[]> {
+    const rows = await this.db.selectFrom('bots').select('id').where('org_id', '=', orgId).where('user_id', '=', userId).where('revoked_at', 'is', null).execute();
+    for (const row of rows) await this.revoke(row.id, now);
+    return rows.map((row) => row.id);
   }
 
   async setWebhook(id: string, url: string): Promise<void> {

@@ -243,6 +243,26 @@ export interface BotsTable {
   token_sealed: string;
   webhook_url: string | null;
   created_at: number;
+  /** The owner's label (management API); null for bots made before it existed. */
+  name: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Set when the bot was deleted: its token stops working at once; the row stays for its dialogs. */
+  revoked_at: ColumnType<number | null, number | null | undefined, number | null>;
+}
+
+/** An invitation to join an organisation; the token itself is shown once and never stored. */
+export interface InvitationsTable {
+  id: string;
+  org_id: string;
+  /** Lower-case; the accepting user's email must match. */
+  email: string;
+  role: 'owner' | 'admin' | 'member';
+  token_hash: string;
+  invited_by: string;
+  created_at: number;
+  expires_at: number;
+  accepted_at: number | null;
+  accepted_by: string | null;
+  revoked_at: number | null;
 }
 
 export interface BotDialogsTable {
@@ -336,6 +356,7 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   changes: ChangesTable;
   bots: BotsTable;
+  invitations: InvitationsTable;
   bot_dialogs: BotDialogsTable;
   bot_events: BotEventsTable;
   bot_outbox: BotOutboxTable;

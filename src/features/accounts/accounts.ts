@@ -30,6 +30,22 @@ export interface Org {
   promptCaching: boolean;
 }
 
+/** A member as the org's people see them. */
+export interface OrgMember {
+  userId: string;
+  email: string | null;
+  name: string;
+  role: Role;
+}
+
+/** A new role, or `null` to end the membership (leave or removal). */
+export interface MemberChange {
+  role: Role | null;
+}
+
+/** `last_owner`: refused, the org would have no owner left. */
+export type MemberChangeOutcome = 'changed' | 'not_member' | 'last_owner';
+
 /** The account a charge goes to. */
 export interface AccountRef {
   type: 'user' | 'org';
@@ -50,6 +66,10 @@ export interface AccountsRepository {
   setMember(orgId: string, userId: string, role: Role): Promise<void>;
   getRole(orgId: string, userId: string): Promise<Role | undefined>;
   countUsers(): Promise<number>;
+  /** The org's members with their names and emails, in a stable order. */
+  members(orgId: string): Promise<OrgMember[]>;
+  /** Changes a role or ends a membership, atomically refusing to leave the org without an owner. */
+  changeMember(orgId: string, userId: string, change: MemberChange): Promise<MemberChangeOutcome>;
   /** Organisations the user belongs to, with the user's role in each. */
   membershipsOf(userId: string): Promise<Array<{ orgId: string; role: Role }>>;
 }

@@ -3,6 +3,8 @@ import { z } from 'zod';
 /** A bot integration: a live-chat service's bot, answered by an assistant, paid by its user or organisation. */
 export interface Bot {
   id: string;
+  /** The owner's label; null for bots made before names existed (or by the admin API without one). */
+  name: string | null;
   userId: string;
   orgId: string | null;
   assistantId: string;
@@ -70,8 +72,16 @@ export interface OutboundOutcome {
 export interface BotsRepository {
   insert(bot: Bot, tokenHash: string): Promise<void>;
   byTokenHash(hash: string): Promise<Bot | undefined>;
+  /** A live bot (a deleted one is gone for the chat service, the workers and the management API alike). */
   get(id: string): Promise<Bot | undefined>;
   setWebhook(id: string, url: string): Promise<void>;
+  /** Live bots of a user (`userId`) or of an org (`orgId`), newest first, after the cursor's one. */
+  list(owner: { userId: string } | { orgId: string }, limit: number, after: string | undefined): Promise<Bot[]>;
+  update(id: string, changes: { name?: string; assistantId?: string; webhookUrl?: string | null }): Promise<void>;
+  /** Revokes the bot's token at once; false when it was already deleted. */
+  revoke(id: string, now: number): Promise<boolean>;
+  /** Revokes the user's bots that charge the org (the user left it); returns their ids. */
+  revokeMemberBots(orgId: string, userId: string, now: number): Promise<string[]>;
   /** The open dialog of a chat (not closed), if any. */
   openDialog(botId: string, chatId: string): Promise<BotDialog | undefined>;
   dialog(id: string): Promise<BotDialog | undefined>;

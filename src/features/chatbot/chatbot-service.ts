@@ -36,7 +36,7 @@ export class ChatbotService {
    * A bot for an assistant; the token is returned once. Every door (admin API, CLI) gets the same checks: the user exists,
    * an org it charges exists and has the user as a member, the assistant exists, the webhook URL is allowed.
    */
-  async create(input: { userId: string; orgId: string | null; assistantId: string; webhookUrl: string | null }): Promise<{ bot: Bot; token: string }> {
+  async create(input: { userId: string; orgId: string | null; assistantId: string; webhookUrl: string | null; name?: string | null }): Promise<{ bot: Bot; token: string }> {
     if (!(await this.accounts.getUser(input.userId))) throw new GatewayError('not_found', `User '${input.userId}' does not exist.`, { param: 'userId' });
     if (input.orgId) {
       if (!(await this.accounts.getOrg(input.orgId))) throw new GatewayError('not_found', `Organization '${input.orgId}' does not exist.`, { param: 'orgId' });
@@ -45,9 +45,9 @@ export class ChatbotService {
       }
     }
     if (!(await this.assistants.get(input.assistantId))) throw new GatewayError('not_found', `Assistant '${input.assistantId}' does not exist.`, { param: 'assistantId' });
-    if (input.webhookUrl) await this.checkUrl(input.webhookUrl);
+    if (input.webhookUrl) await this.checkUrl(input.webhookUrl, 'webhookUrl');
     const token = `tgb-${randomBase62(40)}`;
-    const bot: Bot = { id: newId('bot'), userId: input.userId, orgId: input.orgId, assistantId: input.assistantId, tokenSealed: this.secrets.seal(token), webhookUrl: input.webhookUrl, createdAt: this.clock.now() };
+    const bot: Bot = { id: newId('bot'), name: input.name ?? null, userId: input.userId, orgId: input.orgId, assistantId: input.assistantId, tokenSealed: this.secrets.seal(token), webhookUrl: input.webhookUrl, createdAt: this.clock.now() };
     await this.repository.insert(bot, sha256Hex(token));
     return { bot, token };
   }
@@ -68,9 +68,10 @@ export class ChatbotService {
     return (await this.book.balance(this.payerOf(bot))) ?? 0n;
   }
 
-  private async checkUrl(url: string): Promise<void> {
+  /** A webhook URL the gateway may post to (SSRF guard unless private URLs are allowed); `param` names the field in the 400. */
+  async checkUrl(url: string, param = 'webHookUrl'): Promise<void> {
     const refused = await refuseUrl(url, this.allowPrivateUrls);
-    if (refused) throw invalidParam('webHookUrl', refused);
+    if (refused) throw invalidParam(param, refused);
   }
 
   async configure(bot: Bot, webHookUrl: string): Promise<void> {

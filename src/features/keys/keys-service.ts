@@ -194,6 +194,18 @@ export class KeysService {
   }
 
   /** Revokes a key; every process stops accepting it at once, and streams open with it are cut. */
+  /** Revokes every live key of a user in an org (the user left it or was removed: their business keys must not charge it). */
+  async revokeMemberKeys(orgId: string, userId: string, actor: Actor): Promise<number> {
+    let revoked = 0;
+    let cursor: string | undefined;
+    do {
+      const page = await this.repository.list({ orgId, userId, limit: 100, ...(cursor ? { cursor } : {}) });
+      for (const key of page.keys) if (await this.revoke(key.id, actor)) revoked += 1;
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+    return revoked;
+  }
+
   async revoke(id: string, actor: Actor = ADMIN_ACTOR): Promise<boolean> {
     const before = await this.repository.get(id);
     const hash = await this.repository.revoke(id, this.clock.now());

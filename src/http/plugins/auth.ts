@@ -90,10 +90,11 @@ export function registerAuth(app: FastifyInstance, services: AuthServices, admin
     if (mode === 'none' || !request.routeOptions.url) return;
     const text = keyText(request);
     if (mode === 'admin') return checkAdminToken(request, reply, text, adminTokenHash, guesses);
-    if (mode === 'user') {
+    if (mode === 'user' || (mode === 'optionalUser' && (text !== undefined || request.cookies[SESSION_COOKIE] !== undefined))) {
       request.principal = await principalOf(request, services, text);
       return;
     }
+    if (mode === 'optionalUser') return;
     const key = text ? await keys.authenticate(text) : undefined;
     if (!key) throw unauthorized();
     if (mode === 'key' && key.scope !== 'inference') {

@@ -12,6 +12,7 @@ import * as modelOperatorFields from './0012-model-operator-fields.ts';
 import * as signIn from './0013-sign-in.ts';
 import * as ledgerKeyAudit from './0014-ledger-key-audit.ts';
 import * as keyManagement from './0015-key-management.ts';
+import * as orgsInvitationsBots from './0017-orgs-invitations-bots.ts';
 
 /** Migrations in order; a new one is a new file added here. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -28,6 +29,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0013-sign-in': signIn,
   '0014-ledger-key-audit': ledgerKeyAudit,
   '0015-key-management': keyManagement,
+  '0017-orgs-invitations-bots': orgsInvitationsBots,
 };
 
 export const migrationProvider: MigrationProvider = {

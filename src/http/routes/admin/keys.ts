@@ -32,14 +32,15 @@ const botBody = z.object({
   orgId: z.string().min(1).nullable().optional(),
   assistantId: z.string().min(1),
   webhookUrl: z.string().min(1).nullable().optional(),
+  name: z.string().trim().min(1).max(200).nullable().optional(),
 });
 
 /** API keys and bots (DESIGN §4); the rules (owner, org membership, allowed models, assistant) are the services'. */
 export function registerKeyRoutes(app: FastifyInstance, services: { keys: KeysService; chatbot: ChatbotService }): void {
   app.post('/admin/v1/bots', async (request) => {
     const body = parseOrThrow(botBody, request.body);
-    const { bot, token } = await services.chatbot.create({ userId: body.userId, orgId: body.orgId ?? null, assistantId: body.assistantId, webhookUrl: body.webhookUrl ?? null });
-    return { id: bot.id, token, userId: bot.userId, orgId: bot.orgId, assistantId: bot.assistantId, webhookUrl: bot.webhookUrl };
+    const { bot, token } = await services.chatbot.create({ userId: body.userId, orgId: body.orgId ?? null, assistantId: body.assistantId, webhookUrl: body.webhookUrl ?? null, name: body.name ?? null });
+    return { id: bot.id, name: bot.name, token, userId: bot.userId, orgId: bot.orgId, assistantId: bot.assistantId, webhookUrl: bot.webhookUrl };
   });
 
   app.post('/admin/v1/keys', async (request) => {

@@ -1,0 +1,106 @@
+import { GatewayError } from '../../core/errors.ts';
+import type { Actor } from '../audit/audit.ts';
+import type { AuditService } from '../audit/audit-service.ts';
+import type { AccountsService } from './accounts-service.ts';
+import type { AccountsRepository, Org, OrgMember, Role } from './accounts.ts';
+import { requireOwnerFor, requireRole } from './org-access.ts';
+
+/** An org as its members see it: settings, the balance after pending charges, the caller's role and the member list. */
+export interface OrgDetails {
+  org: Org;
+  role: Role;
+  members: OrgMember[];
+}
+
+/** Called after a membership ended, so what the member ran on the org's money (bots, keys) stops with it. */
+export type MemberRemovedListener = (orgId: string, userId: string) => Promise<void>;
+
+const memberNotFound = (userId: string): GatewayError => new GatewayError('not_found', `User '${userId}' is not a member of this organization.`);
+
+/**
+ * Organisations run by their own people (DESIGN §10): members read the org, owners and admins change its settings and members,
+ * only an owner touches the owner role, and the last owner stays. Every change is audited with the org's id.
+ */
+export class OrgsService {
+  private readonly memberRemovedListeners: MemberRemovedListener[] = [];
+
+  constructor(
+    private readonly accounts: AccountsService,
+    private readonly repository: Pick<AccountsRepository, 'members' | 'changeMember'>,
+    private readonly audit: AuditService,
+  ) {}
+
+  onMemberRemoved(listener: MemberRemovedListener): void {
+    this.memberRemovedListeners.push(listener);
+  }
+
+  /** Any member may read the org; anyone else gets 404. */
+  async details(userId: string, orgId: string): Promise<OrgDetails> {
+    const role = await requireRole(this.accounts, orgId, userId, 'member');
+    const org = await this.accounts.getOrg(orgId);
+    if (!org) throw new GatewayError('not_found', `Organization '${orgId}' does not exist.`);
+    const balance = (await this.accounts.balance({ type: 'org', id: orgId })) ?? org.balance;
+    return { org: { ...org, balance }, role, members: await this.repository.members(orgId) };
+  }
+
+  /** A user starts an organisation of their own and owns it (as on OpenRouter); it starts with no balance. */
+  async create(actor: Actor & { id: string }, name: string): Promise<OrgDetails> {
+    const org = await this.accounts.createOrg({ name, ownerId: actor.id });
+    await this.audit.record(actor, 'org.create', { type: 'org', id: org.id }, { after: settingsOf(org), orgId: org.id });
+    return this.details(actor.id, org.id);
+  }
+
+  /** Name and prompt caching (SPEC 4.2 rule 3): owners and admins only; business keys follow the new setting at once. */
+  async update(actor: Actor & { id: string }, orgId: string, changes: { name?: string | undefined; promptCaching?: boolean | undefined }): Promise<OrgDetails> {
+    await requireRole(this.accounts, orgId, actor.id, 'manager');
+    const before = await this.accounts.getOrg(orgId);
+    const after = await this.accounts.updateOrg(orgId, {
+      ...(changes.name !== undefined ? { name: changes.name } : {}),
+      ...(changes.promptCaching !== undefined ? { promptCaching: changes.promptCaching } : {}),
+    });
+    await this.audit.record(actor, 'org.update', { type: 'org', id: orgId }, { before: before && settingsOf(before), after: settingsOf(after), orgId });
+    return this.details(actor.id, orgId);
+  }
+
+  /** Owners and admins change roles; only an owner changes an owner or makes one; the last owner is not demoted (409). */
+  async changeRole(actor: Actor & { id: string }, orgId: string, userId: string, role: Role): Promise<OrgMember> {
+    const callerRole = await requireRole(this.accounts, orgId, actor.id, 'manager');
+    const current = await this.accounts.getRole(orgId, userId);
+    if (!current) throw memberNotFound(userId);
+    requireOwnerFor(callerRole, [current, role]);
+    await this.apply(orgId, userId, role);
+    await this.audit.record(actor, 'member.update', { type: 'user', id: userId }, { before: { role: current }, after: { role }, orgId });
+    return this.member(orgId, userId);
+  }
+
+  /**
+   * Ends a membership: any member may leave; owners and admins remove others (only an owner removes an owner); the last owner
+   * can neither leave nor be removed (409). Returns the member as they were.
+   */
+  async removeMember(actor: Actor & { id: string }, orgId: string, userId: string): Promise<OrgMember> {
+    const leaving = userId === actor.id;
+    const callerRole = await requireRole(this.accounts, orgId, actor.id, leaving ? 'member' : 'manager');
+    const member = await this.member(orgId, userId);
+    if (!leaving) requireOwnerFor(callerRole, [member.role]);
+    await this.apply(orgId, userId, null);
+    await this.audit.record(actor, leaving ? 'member.leave' : 'member.remove', { type: 'user', id: userId }, { before: { role: member.role }, after: null, orgId });
+    for (const listener of this.memberRemovedListeners) await listener(orgId, userId);
+    return member;
+  }
+
+  private async apply(orgId: string, userId: string, role: Role | null): Promise<void> {
+    const outcome = await this.repository.changeMember(orgId, userId, { role });
+    if (outcome === 'not_member') throw memberNotFound(userId);
+    if (outcome === 'last_owner') {
+      throw new GatewayError('conflict', 'The organization must keep an owner: make another member an owner first.', { codeA: 'last_owner' });
+    }
+  }
+
+  private async member(orgId: string, userId: string): Promise<OrgMember> {
+    const member = (await this.repository.members(orgId)).find((candidate) => candidate.userId === userId);
+    if (!member) throw memberNotFound(userId);
+    return member;
+  }
+}
+
+const settingsOf = (org: Org) => ({ name: org.name, promptCaching: org.promptCaching });
