@@ -63,6 +63,8 @@ export class BalanceBook {
   private lastError: string | undefined;
   /** This process, as the holder of reservations. */
   readonly node = `n_${randomBase62(12)}`;
+  /** Told of every entry recorded (the request log counts each request's charges from here). */
+  private listener: ((entry: LedgerEntry) => void) | undefined;
 
   constructor(
     private readonly repository: LedgerRepository,
@@ -118,6 +120,16 @@ export class BalanceBook {
     }
   }
 
+  /** Sets the one listener told of every entry recorded, or written by a caller in its own transaction (`announce`). */
+  listen(listener: (entry: LedgerEntry) => void): void {
+    this.listener = listener;
+  }
+
+  /** An entry a caller wrote in its own transaction (a task's charge commits with the task): the listener hears of it too. */
+  announce(entry: LedgerEntry): void {
+    this.listener?.(entry);
+  }
+
   /** Records a movement; applied in memory now, written within `flushMs`. Returns the entry. */
   record(input: ChargeInput): LedgerEntry {
     if (this.closed) throw new Error('balance book is closed');
@@ -128,6 +140,7 @@ export class BalanceBook {
     else this.accounts.set(key, { ...emptyState(), pending: input.amount });
     this.queue.push(entry);
     if (input.kind === 'charge' && input.requestId !== null) this.metrics?.charged.inc({ currency: this.metrics.currency }, Number(-input.amount) / 1e9);
+    this.listener?.(entry);
     this.schedule(this.flushMs);
     return entry;
   }

@@ -10,11 +10,14 @@ import type { CatalogService } from '../catalog/catalog-service.ts';
 import type { ModelKind } from '../catalog/model.ts';
 import { modelNotFound, resolveModel, type ModelEndpoint, type Resolution } from '../catalog/retirement.ts';
 import type { ApiKey } from '../keys/keys.ts';
+import type { RequestTrace } from '../usage/request-trace.ts';
 
 /** Who is calling: the authenticated key and the request's id (it goes into the ledger). */
 export interface Caller {
   key: ApiKey;
   requestId: string;
+  /** The HTTP request's trace (request log, x-tollgate-cost); absent for calls made by background jobs. */
+  trace?: RequestTrace | undefined;
 }
 
 export interface ModelCall {
@@ -70,6 +73,7 @@ export async function authoriseModelCall(
   checkModelAllowed(caller.key, input.model);
   const resolution = resolveModel(dependencies.catalog, input.model, input.endpoint, input.kinds, dependencies.clock.now());
   const payer = payerOf(caller.key, input.useWalletBalance);
+  caller.trace?.resolved(resolution, payer);
   if (input.checkBalance !== false && !(await dependencies.book.isPositive(payer))) {
     throw new GatewayError('insufficient_balance', payer.type === 'org' ? 'Organization balance is too low to use API' : 'Balance is too low to use API');
   }
@@ -82,6 +86,7 @@ export function chargeCall(dependencies: ModelCallDependencies, call: Authorised
   const input = usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens + usage.cacheWrite1hTokens;
   if (input > 0) dependencies.metrics.tokens.inc({ model, direction: 'input' }, input);
   if (usage.outputTokens > 0) dependencies.metrics.tokens.inc({ model, direction: 'output' }, usage.outputTokens);
+  call.caller.trace?.used(usage);
   if (cost.total <= 0n) return;
   dependencies.book.record({
     account: call.payer,
