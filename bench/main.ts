@@ -44,14 +44,24 @@ async function run(plan: BenchPlan): Promise<void> {
   const reports: TargetReport[] = [await measureTarget(directTarget(simulator), simulator, plan)];
   reports.push(await measureGateway(() => startTollgate(ROOT, simulator, stopChild), simulator, plan));
   if (plan.peer === 'portkey') reports.push(await measureGateway(() => startPortkey(ROOT, simulator, stopChild), simulator, plan));
+  // DESIGN §13: the same gateway with the request log off, so the log's cost on the hot path is measured in the same run.
+  const logOff = await measureGateway(() => startTollgate(ROOT, simulator, stopChild, false), simulator, plan);
 
   const table = renderTable(reports, plan);
-  const notes = renderStepNotes(reports);
+  const notes = [...renderStepNotes(reports), requestLogNote(reports[1]!, logOff)];
   const seconds = Math.round((Date.now() - startedAt.getTime()) / 1000);
   const title = `${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC · ${plan.mode}${peerName ? ` · peer ${peerName}` : ''} · ${seconds} s`;
   console.log(`\n${title}\n${machineLine()}\n\n${table}\n${notes.map((note) => `- ${note}`).join('\n')}`);
   appendResults(RESULTS_PATH, title, plan, table, notes);
   console.error(`\nappended to ${RESULTS_PATH}`);
+}
+
+/** Saturation req/s with the request log on and off, and the difference (DESIGN §13 asks for ≤ 5 %). */
+function requestLogNote(on: TargetReport, off: TargetReport): string {
+  const withLog = on.saturation.requestsPerSecond;
+  const without = off.saturation.requestsPerSecond;
+  const difference = without > 0 ? ((without - withLog) / without) * 100 : 0;
+  return `request log: ${withLog.toFixed(0)} req/s on, ${without.toFixed(0)} req/s off (${difference.toFixed(1)} % fewer with it on)`;
 }
 
 installExitHandlers();

@@ -13,7 +13,7 @@ export const STREAM_BODY = JSON.stringify({ model: 'gpt-4o-mini', stream: true, 
 
 /** Something requests are sent to, and the process whose CPU and memory count for it. */
 export interface Target {
-  name: 'direct' | 'tollgate' | 'portkey';
+  name: 'direct' | 'tollgate' | 'tollgate-log-off' | 'portkey';
   /** `http://127.0.0.1:<port>` */
   origin: string;
   /** Headers of every chat request (authorization, content type, routing). */
@@ -69,7 +69,7 @@ export function directTarget(simulator: SimulatorControl): Target {
  * Tollgate on the embedded default (SQLite in a fresh data folder), vendor OpenAI pointed at the external simulator. The
  * benchmark's key belongs to a user created through the admin API with a balance no run can exhaust.
  */
-export async function startTollgate(root: string, simulator: SimulatorControl, stopChild: (child: Child) => Promise<void>): Promise<Target> {
+export async function startTollgate(root: string, simulator: SimulatorControl, stopChild: (child: Child) => Promise<void>, requestLog = true): Promise<Target> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tollgate-bench-'));
   const cleanup = removeOnExit(dataDir);
   const port = await freePort();
@@ -80,6 +80,7 @@ export async function startTollgate(root: string, simulator: SimulatorControl, s
     OPENAI_API_KEY: 'bench',
     OPENAI_BASE_URL: `${simulator.origin}/v1`,
     TOLLGATE_LOG_LEVEL: 'warn',
+    TOLLGATE_REQUEST_LOG: requestLog ? 'on' : 'off',
   });
   // Measured as `npm start` serves: the bundled build (no TypeScript loader in the process).
   execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
@@ -97,7 +98,7 @@ export async function startTollgate(root: string, simulator: SimulatorControl, s
     const user = await postJson(`${origin}/admin/v1/users`, { name: 'bench', balance: '1000000' }, admin);
     const key = await postJson(`${origin}/admin/v1/keys`, { userId: stringField(user, 'id'), name: 'bench' }, admin);
     const headers = { ...JSON_HEADERS, authorization: `Bearer ${stringField(key, 'key')}` };
-    return { name: 'tollgate', origin, headers, pid: child.pid, stop };
+    return { name: requestLog ? 'tollgate' : 'tollgate-log-off', origin, headers, pid: child.pid, stop };
   } catch (error) {
     await stop();
     throw error;

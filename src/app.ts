@@ -88,6 +88,11 @@ import type { Storage } from './storage/database.ts';
 import { SqlKeysRepository } from './storage/keys-repository.ts';
 import { SqlLedgerRepository } from './storage/ledger-repository.ts';
 import { SqlIdempotencyRepository } from './storage/idempotency-repository.ts';
+import { RequestLog } from './features/usage/request-log-writer.ts';
+import { UsageService } from './features/usage/usage-service.ts';
+import { SqlRequestLogRepository } from './storage/request-log-repository.ts';
+import { registerUsageRoutes } from './http/routes/management/usage.ts';
+import { registerAdminUsageRoutes } from './http/routes/admin/usage.ts';
 
 export interface AppDependencies {
   config: Readonly<Config>;
@@ -123,6 +128,9 @@ export interface Services {
   catalog: CatalogService;
   providers: ProviderRegistry;
   book: BalanceBook;
+  /** The request log's writer and the traces of requests in flight. */
+  requestLog: RequestLog;
+  usage: UsageService;
   chat: ChatCompletionsService;
   embeddings: EmbeddingsService;
   moderations: ModerationsService;
@@ -163,6 +171,13 @@ export function createServices(dependencies: AppDependencies): Services {
   const metrics = new Metrics(config.currency);
   const ledger = new SqlLedgerRepository(storage.db);
   const book = new BalanceBook(ledger, clock, config.ledgerFlushMs, logger.child({ component: 'ledger' }), metrics);
+  const requestLogRepository = new SqlRequestLogRepository(storage.db);
+  const requestLog = new RequestLog(requestLogRepository, clock, logger.child({ component: 'request-log' }), {
+    enabled: config.requestLog,
+    flushMs: Math.max(config.ledgerFlushMs, 5),
+    retentionDays: config.requestLogDays,
+  });
+  book.onRecord(requestLog.charged);
   const catalog = new CatalogService(new SqlCatalogRepository(storage.db, dependencies.secrets), bus, clock);
   const http = new HttpClient(config.upstreamTimeoutMs, { observe: metrics.observeUpstream });
   const providers = new ProviderRegistry(dependencies.defaultProviders, catalog, http);
@@ -184,7 +199,7 @@ export function createServices(dependencies: AppDependencies): Services {
   const fileUrl: FileUrl = (id) => `${publicUrl.base.replace(/\/+$/, '')}/v1/files/${id}`;
   const runner = new JobRunner(jobs, clock, logger.child({ component: 'jobs' }), { pollMs: 250, leaseMs: 120_000, concurrency: 8 });
   const completions = new TaskCompletions();
-  runner.handle('task.run', new TaskWorker({ repository: tasksRepository, providers, catalog, book, clock, logger, completions }).run);
+  runner.handle('task.run', new TaskWorker({ repository: tasksRepository, providers, catalog, book, clock, logger, completions, requestLog }).run);
   runner.handle(
     'webhook.task',
     new WebhookDispatcher(tasksRepository, secrets, clock, logger.child({ component: 'webhooks' }), {
@@ -231,6 +246,8 @@ export function createServices(dependencies: AppDependencies): Services {
     catalog,
     providers,
     book,
+    requestLog,
+    usage: new UsageService(requestLogRepository, ledger, accounts),
     chat: new ChatCompletionsService(callDependencies),
     embeddings: new EmbeddingsService(callDependencies),
     moderations: new ModerationsService(callDependencies),
@@ -242,7 +259,7 @@ export function createServices(dependencies: AppDependencies): Services {
     publicUrl,
     fileUrl,
     metrics,
-    readiness: new ReadinessService({ database: () => storage.ping(), ...(bus.ping ? { redis: () => bus.ping!() } : {}) }, () => book.health()),
+    readiness: new ReadinessService({ database: () => storage.ping(), ...(bus.ping ? { redis: () => bus.ping!() } : {}) }, () => book.health(), () => requestLog.health()),
     activity: { requests: 0 },
     http,
     clock,
@@ -270,6 +287,7 @@ function registerRoutes(server: FastifyInstance, services: Services): void {
   registerKnowledgeRoutes(server, services.knowledge);
   registerChatbotRoutes(server, services.chatbot);
   registerAdminRoutes(server, { accounts: services.accounts, keys: services.keys, catalog: services.catalog, chatbot: services.chatbot, tasks: services.tasks, clock });
+  registerAdminUsageRoutes(server, services.usage);
   registerManagementRoutes(server, services);
 }
 
@@ -282,6 +300,7 @@ function registerManagementRoutes(server: FastifyInstance, services: Services): 
   registerOrgRoutes(server, { orgs: services.orgs, accounts: services.accounts });
   registerInvitationRoutes(server, { invitations: services.invitations, clock: services.clock }, { secureCookies });
   registerBotRoutes(server, services.botIntegrations);
+  registerUsageRoutes(server, services.usage);
 }
 
 /** Wires the gateway; never listens (main.ts does, tests use a random port or inject()). */
@@ -298,7 +317,8 @@ export async function buildApp(dependencies: AppDependencies): Promise<App> {
     return503OnClosing: true,
     forceCloseConnections: false,
   });
-  registerObservability(server, services.metrics, services.activity);
+  registerObservability(server, services.metrics, services.activity, services.requestLog);
+  await services.requestLog.maintain(true);
   // An empty body with content-type application/json is no body (the chat service posts /api/bot/balance that way).
   const parseJson = server.getDefaultJsonParser('error', 'error');
   server.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
@@ -322,6 +342,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<App> {
       await services.keys.close();
       await services.limiter.close();
       await services.book.close();
+      await services.requestLog.close();
       await services.http.close();
     },
   };

@@ -30,6 +30,8 @@ const environmentSchema = z.object({
   TOLLGATE_BODY_LIMIT: z.coerce.number().int().positive().default(32 * 1024 * 1024),
   TOLLGATE_UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(600_000),
   TOLLGATE_LEDGER_FLUSH_MS: z.coerce.number().int().positive().default(50),
+  TOLLGATE_REQUEST_LOG: z.enum(['on', 'off']).default('on'),
+  TOLLGATE_REQUEST_LOG_DAYS: z.coerce.number().int().positive().max(3650).default(30),
   TOLLGATE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   TOLLGATE_CATALOG: z.string().optional(),
   TOLLGATE_IMAGINE_MODEL: z.string().default('gpt-image-1'),
@@ -69,6 +71,10 @@ export interface Config {
   bodyLimitBytes: number;
   upstreamTimeoutMs: number;
   ledgerFlushMs: number;
+  /** TOLLGATE_REQUEST_LOG=off stops writing the request log and its rollups (benchmark comparison). */
+  requestLog: boolean;
+  /** Days request-log rows are kept (rollups are kept for good). */
+  requestLogDays: number;
   logLevel: z.infer<typeof environmentSchema>['TOLLGATE_LOG_LEVEL'];
   catalogPath: string | undefined;
   /** The image model behind /v1/imagegen/imagine. */
@@ -120,6 +126,8 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Readon
     bodyLimitBytes: env.TOLLGATE_BODY_LIMIT,
     upstreamTimeoutMs: env.TOLLGATE_UPSTREAM_TIMEOUT_MS,
     ledgerFlushMs: env.TOLLGATE_LEDGER_FLUSH_MS,
+    requestLog: env.TOLLGATE_REQUEST_LOG === 'on',
+    requestLogDays: env.TOLLGATE_REQUEST_LOG_DAYS,
     logLevel: env.TOLLGATE_LOG_LEVEL,
     catalogPath: env.TOLLGATE_CATALOG,
     imagineModel: env.TOLLGATE_IMAGINE_MODEL,

@@ -4,7 +4,7 @@ import type { Caller } from '../features/inference/model-call.ts';
 
 export function callerOf(request: FastifyRequest): Caller {
   if (!request.apiKey) throw unauthorized();
-  return { key: request.apiKey, requestId: request.id };
+  return { key: request.apiKey, requestId: request.id, trace: request.trace };
 }
 
 /** `useWalletBalance` may come in the body or the query string (GPTunneL-compatible clients send either). */

@@ -2,6 +2,7 @@ import type { ErrorShape } from '../core/errors.ts';
 import type { User } from '../features/accounts/accounts.ts';
 import type { Session } from '../features/accounts/sessions.ts';
 import type { ApiKey } from '../features/keys/keys.ts';
+import type { RequestTrace } from '../features/usage/request-trace.ts';
 
 /** Per-route settings read by the plugins. */
 export interface RouteSettings {
@@ -39,6 +40,8 @@ declare module 'fastify' {
     /** Set by a handler whose error shape depends on the request (asynchronous transcription answers in shape C). */
     errorShape: ErrorShape | undefined;
     startedAt: bigint;
+    /** What the request did, for the request log and `x-tollgate-cost` (set for every request by the observability plugin). */
+    trace: RequestTrace | undefined;
     /** Set by the auth plugin for a request made with an API key: tracks a stream so revoking the key cuts it. */
     trackStream: ((controller: AbortController) => () => void) | undefined;
   }

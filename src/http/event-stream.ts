@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { GatewayError } from '../core/errors.ts';
+import { ERROR_CATALOGUE, GatewayError } from '../core/errors.ts';
 import { writeFrames } from '../lib/sse-writer.ts';
 import { toCatalogueError } from './plugins/errors.ts';
 
@@ -16,6 +16,8 @@ export async function sendEventStream(
   errorFrame: (error: GatewayError) => string,
 ): Promise<void> {
   const response = reply.raw;
+  const trace = request.trace;
+  if (trace) trace.stream = true;
   const onClose = (): void => {
     if (!response.writableFinished) abort.abort();
   };
@@ -31,13 +33,17 @@ export async function sendEventStream(
     'x-accel-buffering': 'no',
   });
   try {
-    const open = await writeFrames(response, frames);
-    if (!open) await frames.return(undefined);
+    const open = await writeFrames(response, frames, trace ? () => trace.firstFrame(performance.now()) : undefined);
+    if (!open) {
+      trace?.failed('client_closed');
+      await frames.return(undefined);
+    }
   } catch (raw) {
     // A stream cut on purpose (its key revoked) says why, not how the upstream call happened to end.
     const reason: unknown = abort.signal.aborted ? abort.signal.reason : undefined;
     const error = reason instanceof GatewayError ? reason : toCatalogueError(raw, false);
     request.log.warn({ err: raw }, 'stream ended by an error');
+    trace?.failed(abort.signal.aborted && !(reason instanceof GatewayError) ? 'client_closed' : ERROR_CATALOGUE[error.code].typeA);
     if (!response.destroyed) response.write(errorFrame(error));
   } finally {
     untrack?.();

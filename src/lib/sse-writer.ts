@@ -13,9 +13,14 @@ export function sseFrame(data: string, event?: string): string {
  * Writes frames to a response as they come, honouring back-pressure. Stops (and returns false) when the client has gone;
  * the caller then closes its source, which aborts the upstream call.
  */
-export async function writeFrames(response: ServerResponse, frames: AsyncIterable<string>): Promise<boolean> {
+export async function writeFrames(response: ServerResponse, frames: AsyncIterable<string>, onFirstFrame?: () => void): Promise<boolean> {
+  let first = true;
   for await (const frame of frames) {
     if (response.destroyed || response.writableEnded) return false;
+    if (first) {
+      first = false;
+      onFirstFrame?.();
+    }
     if (!response.write(frame)) {
       const drained = await new Promise<boolean>((resolve) => {
         const onDrain = (): void => {

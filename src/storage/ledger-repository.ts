@@ -1,6 +1,6 @@
 import { PostgresAdapter, sql, type Kysely, type Transaction } from 'kysely';
 import type { AccountRef } from '../features/accounts/accounts.ts';
-import type { AppendResult, LeaseUse, LedgerEntry, LedgerRepository } from '../features/billing/ledger.ts';
+import type { AppendResult, LeaseUse, LedgerEntry, LedgerPosition, LedgerRepository } from '../features/billing/ledger.ts';
 import type { Money } from '../lib/money.ts';
 import { moneyText } from './money-sql.ts';
 import type { Database } from './schema.ts';
@@ -123,15 +123,19 @@ export class SqlLedgerRepository implements LedgerRepository {
   }
 
   async entries(account: AccountRef, limit: number): Promise<LedgerEntry[]> {
-    const rows = await this.db
+    return this.page(account, limit);
+  }
+
+  async page(account: AccountRef, limit: number, before?: LedgerPosition): Promise<LedgerEntry[]> {
+    let query = this.db
       .selectFrom('ledger')
       .select(['id', 'kind', 'request_id', 'key_id', 'model', 'description', 'created_at', moneyText('amount_nano').as('amount')])
       .where('account_type', '=', account.type)
-      .where('account_id', '=', account.id)
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(limit)
-      .execute();
+      .where('account_id', '=', account.id);
+    if (before) {
+      query = query.where((where) => where.or([where('created_at', '<', before.createdAt), where.and([where('created_at', '=', before.createdAt), where('id', '<', before.id)])]));
+    }
+    const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
     return rows.map((row) => ({
       id: row.id,
       account,
@@ -143,6 +147,17 @@ export class SqlLedgerRepository implements LedgerRepository {
       description: row.description,
       createdAt: row.created_at,
     }));
+  }
+
+  async sumThrough(account: AccountRef, position: LedgerPosition): Promise<Money> {
+    const row = await this.db
+      .selectFrom('ledger')
+      .select(sql<string | null>`cast(sum(amount_nano) as text)`.as('total'))
+      .where('account_type', '=', account.type)
+      .where('account_id', '=', account.id)
+      .where((where) => where.or([where('created_at', '<', position.createdAt), where.and([where('created_at', '=', position.createdAt), where('id', '<=', position.id)])]))
+      .executeTakeFirst();
+    return BigInt(row?.total ?? '0');
   }
 
   async sum(account: AccountRef): Promise<Money> {

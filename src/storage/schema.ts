@@ -81,6 +81,53 @@ export interface LedgerTable {
   created_at: number;
 }
 
+/** One authenticated request (migration 0016); token counts are bigint columns read as numbers. */
+export interface RequestLogTable {
+  id: string;
+  created_at: number;
+  account_type: 'user' | 'org';
+  account_id: string;
+  key_id: string;
+  user_id: string;
+  org_id: string | null;
+  endpoint: string;
+  model: string | null;
+  served_model: string | null;
+  provider: string | null;
+  channel: string | null;
+  attempts: number;
+  stream: number;
+  status: number;
+  error_type: string | null;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  cost_nano: MoneyColumn;
+  latency_ms: number;
+  ttft_ms: number | null;
+  /** The task the request created, if any (its refund adjusts this request's rollup). */
+  task_id: string | null;
+}
+
+/** Daily rollups of the request log: account × day (YYYY-MM-DD, UTC) × model ('' for none) × key × endpoint. */
+export interface UsageDailyTable {
+  account_type: 'user' | 'org';
+  account_id: string;
+  day: string;
+  model: string;
+  key_id: string;
+  endpoint: string;
+  user_id: string;
+  requests: number;
+  errors: number;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  cost_nano: MoneyColumn;
+}
+
 export interface ProvidersTable {
   id: string;
   type: 'openai' | 'anthropic';
@@ -375,6 +422,8 @@ export interface Database {
   org_members: OrgMembersTable;
   api_keys: ApiKeysTable;
   ledger: LedgerTable;
+  request_log: RequestLogTable;
+  usage_daily: UsageDailyTable;
   providers: ProvidersTable;
   models: ModelsTable;
   settings: SettingsTable;

@@ -63,7 +63,7 @@ export class BalanceBook {
   private lastError: string | undefined;
   /** This process, as the holder of reservations. */
   readonly node = `n_${randomBase62(12)}`;
-  /** Told of every entry as it is recorded (keys' spend per period follows charges this way). */
+  /** Told of every entry as it is recorded or announced (keys' spend per period, the request log's costs). */
   private readonly listeners: Array<(entry: LedgerEntry) => void> = [];
 
   constructor(
@@ -120,6 +120,11 @@ export class BalanceBook {
     }
   }
 
+  /** An entry a caller wrote in its own transaction (a task's charge commits with the task): the listeners hear of it too. */
+  announce(entry: LedgerEntry): void {
+    for (const listener of this.listeners) listener(entry);
+  }
+
   /** Records a movement; applied in memory now, written within `flushMs`. Returns the entry. */
   record(input: ChargeInput): LedgerEntry {
     if (this.closed) throw new Error('balance book is closed');
@@ -135,7 +140,7 @@ export class BalanceBook {
     return entry;
   }
 
-  /** Calls `listener` with every entry recorded from now on, synchronously, as it is recorded. */
+  /** Calls `listener` with every entry recorded or announced from now on, synchronously. */
   onRecord(listener: (entry: LedgerEntry) => void): void {
     this.listeners.push(listener);
   }

@@ -49,6 +49,16 @@ export interface LedgerRepository {
   entries(account: AccountRef, limit: number): Promise<LedgerEntry[]>;
   /** The sum of all entries of the account (an audit of the balance). */
   sum(account: AccountRef): Promise<Money>;
+  /** Newest first, strictly older than `before` when given (cursor pages). */
+  page(account: AccountRef, limit: number, before?: LedgerPosition): Promise<LedgerEntry[]>;
+  /** The sum of the account's entries up to and including `position`: the balance right after that entry. */
+  sumThrough(account: AccountRef, position: LedgerPosition): Promise<Money>;
+}
+
+/** An entry's place in the ledger's order (time, then id). */
+export interface LedgerPosition {
+  createdAt: number;
+  id: string;
 }
 
 export const accountKey = (account: AccountRef): string => `${account.type}:${account.id}`;

@@ -25,6 +25,7 @@ export class ReadinessService {
   constructor(
     private readonly probes: Readonly<Record<string, Probe>>,
     private readonly ledger: () => LedgerHealth,
+    private readonly requestLog?: () => LedgerHealth,
   ) {}
 
   async check(): Promise<Readiness> {
@@ -38,6 +39,12 @@ export class ReadinessService {
     checks.ledger = ledger.ok
       ? { ok: true, queued: ledger.queued }
       : { ok: false, error: `ledger writes failing since ${new Date(ledger.failingSince ?? 0).toISOString()}: ${ledger.lastError ?? 'unknown error'}`, queued: ledger.queued };
+    const log = this.requestLog?.();
+    if (log) {
+      checks.requestLog = log.ok
+        ? { ok: true, queued: log.queued }
+        : { ok: false, error: `request log writes failing since ${new Date(log.failingSince ?? 0).toISOString()}: ${log.lastError ?? 'unknown error'}`, queued: log.queued };
+    }
     return { ready: Object.values(checks).every((check) => check.ok), checks };
   }
 }

@@ -11,11 +11,14 @@ import type { ModelKind } from '../catalog/model.ts';
 import { modelNotFound, resolveModel, type ModelEndpoint, type Resolution } from '../catalog/retirement.ts';
 import type { KeyLimits } from '../keys/key-limits.ts';
 import type { ApiKey } from '../keys/keys.ts';
+import type { RequestTrace } from '../usage/request-trace.ts';
 
 /** Who is calling: the authenticated key and the request's id (it goes into the ledger). */
 export interface Caller {
   key: ApiKey;
   requestId: string;
+  /** The HTTP request's trace (request log, x-tollgate-cost); absent for calls made by background jobs. */
+  trace?: RequestTrace | undefined;
 }
 
 export interface ModelCall {
@@ -75,6 +78,7 @@ export async function authoriseModelCall(
   const payer = payerOf(caller.key, input.useWalletBalance);
   // A call that is not billed (count_tokens) passes neither spend check.
   if (input.checkBalance !== false) await dependencies.keyLimits.checkSpend(caller.key);
+  caller.trace?.resolved(resolution, payer);
   if (input.checkBalance !== false && !(await dependencies.book.isPositive(payer))) {
     throw new GatewayError('insufficient_balance', payer.type === 'org' ? 'Organization balance is too low to use API' : 'Balance is too low to use API');
   }
@@ -88,6 +92,7 @@ export function chargeCall(dependencies: ModelCallDependencies, call: Authorised
   if (input > 0) dependencies.metrics.tokens.inc({ model, direction: 'input' }, input);
   if (usage.outputTokens > 0) dependencies.metrics.tokens.inc({ model, direction: 'output' }, usage.outputTokens);
   dependencies.keyLimits.countTokens(call.caller.key, input + usage.outputTokens);
+  call.caller.trace?.used(usage);
   if (cost.total <= 0n) return;
   dependencies.book.record({
     account: call.payer,

@@ -13,6 +13,8 @@ import { generateMedia, type GenerationStep } from './media-generation.ts';
 import { isFinished, type Task, type TaskError, type TaskFile, type TasksRepository } from './task.ts';
 import type { TaskCompletions } from './task-completions.ts';
 import { transcribeTask } from './transcription-task.ts';
+import { dayOf } from '../usage/request-log.ts';
+import type { RequestLog } from '../usage/request-log-writer.ts';
 
 /** Vendor failures worth another try get this many attempts in all. */
 const MAX_ATTEMPTS = 3;
@@ -29,6 +31,8 @@ export interface TaskWorkerDependencies {
   logger: Logger;
   /** Told when a task is settled, so a request waiting for it (POST /v1/media/generate) answers at once. */
   completions?: TaskCompletions;
+  /** Told of refunds and corrections, which move the usage of the request that created the task. */
+  requestLog?: Pick<RequestLog, 'adjust'>;
 }
 
 /**
@@ -70,13 +74,14 @@ export class TaskWorker {
     const files = await this.store(task, step.files);
     const now = clock.now();
     const correction = this.correction(task, step.seconds, now);
-    await repository.settle(
+    const settled = await repository.settle(
       task.id,
       { status: 'done', percent: 100, result: { files, ...(step.text !== undefined ? { text: step.text } : {}) }, error: null, ...(correction ? { cost: correction.cost } : {}) },
       { ...(task.webhookUrl ? { webhookAt: now } : {}), ...(correction ? { refund: correction.entry } : {}) },
       now,
     );
     if (correction) this.dependencies.book.invalidate(task.payer);
+    if (settled && correction) this.adjustUsage(task, correction.entry, now);
     this.dependencies.completions?.finished(task.id);
     return { type: 'done' };
   };
@@ -108,6 +113,18 @@ export class TaskWorker {
     };
   }
 
+  /**
+   * A refund or correction counts in the usage of the request that created the task (its day, model, key, endpoint), so
+   * /usage keeps equal to the ledger; the request's log row keeps what was charged then.
+   */
+  private adjustUsage(task: Task, entry: LedgerEntry, now: number): void {
+    this.dependencies.requestLog?.adjust({
+      taskId: task.id,
+      cost: -entry.amount,
+      fallback: { account: task.payer, day: dayOf(now), model: task.model, keyId: task.keyId, userId: task.userId, endpoint: `task.${task.kind}` },
+    });
+  }
+
   private async store(task: Task, files: MediaFile[]): Promise<TaskFile[]> {
     const { repository, clock } = this.dependencies;
     const stored: TaskFile[] = [];
@@ -127,8 +144,9 @@ export class TaskWorker {
       task.cost > 0n
         ? { id: newId('ledger'), account: task.payer, amount: task.cost, kind: 'refund' as const, requestId: task.id, keyId: task.keyId, model: task.model, description: `refund of failed task ${task.type}`, createdAt: now }
         : undefined;
-    await repository.settle(task.id, { status: 'failed', error }, { ...(refund ? { refund } : {}), ...(task.webhookUrl ? { webhookAt: now } : {}) }, now);
+    const settled = await repository.settle(task.id, { status: 'failed', error }, { ...(refund ? { refund } : {}), ...(task.webhookUrl ? { webhookAt: now } : {}) }, now);
     book.invalidate(task.payer);
+    if (settled && refund) this.adjustUsage(task, refund, now);
     this.dependencies.completions?.finished(task.id);
     return { type: 'done' };
   }

@@ -80,6 +80,8 @@ export class TasksService {
         : null;
     await this.repository.createWithCharge(task, charge, now, files);
     this.dependencies.book.invalidate(call.payer);
+    if (charge) this.dependencies.book.announce(charge);
+    if (caller.trace) caller.trace.taskId = task.id;
     return { task, resolution: call.resolution };
   }
 

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ZodError } from 'zod';
-import { GatewayError, renderError, unauthorized, type ErrorShape } from '../../core/errors.ts';
+import { ERROR_CATALOGUE, GatewayError, renderError, unauthorized, type ErrorShape } from '../../core/errors.ts';
 import { validationError } from '../../dialects/validation.ts';
 import { UpstreamError, toGatewayError } from '../../providers/upstream-error.ts';
 
@@ -49,6 +49,7 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: G
   if (shape === 'C' && error.code !== 'model_deprecated') shape = 'A';
   // A client that retries a 401 (some coding tools do, for 90 s) only delays showing the user the real problem.
   if (error.status === 401) reply.header('x-should-retry', 'false');
+  request.trace?.failed(ERROR_CATALOGUE[error.code].typeA);
   if (error.retryAfterMs !== undefined) reply.header('retry-after', String(Math.max(1, Math.ceil(error.retryAfterMs / 1000))));
   if (error.passthrough) {
     return reply.code(error.passthrough.status).type(error.passthrough.contentType).send(error.passthrough.body);

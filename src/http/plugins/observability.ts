@@ -1,8 +1,10 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import { levels } from 'pino';
+import type { RequestLog } from '../../features/usage/request-log-writer.ts';
 import type { Metrics } from '../../lib/metrics.ts';
+import { formatMoney } from '../../lib/money.ts';
 
-/** The model a JSON body names, for the access log (the body itself is never logged). */
+/** The model a JSON body names, for the access log and the request log (the body itself is never logged). */
 function modelOf(request: FastifyRequest): string | undefined {
   const body = request.body;
   if (typeof body !== 'object' || body === null) return undefined;
@@ -10,12 +12,18 @@ function modelOf(request: FastifyRequest): string | undefined {
   return typeof model === 'string' ? model.slice(0, 200) : undefined;
 }
 
+/** Nginx's "client closed request": the client left before any answer was sent. */
+const CLIENT_CLOSED = 499;
+
 /**
- * `x-request-id` on every response; for every request, counts and latencies for /metrics and one access-log line
- * (request id, key id, route, status, latency, model — never keys or bodies).
+ * `x-request-id` on every response; for every request, counts and latencies for /metrics, one access-log line
+ * (request id, key id, route, status, latency, model — never keys or bodies), and its request-log trace: opened here,
+ * held while the handler runs (a stream's charge is booked when its relay ends, which may be after the close), closed with
+ * the response. Billed non-stream answers carry `x-tollgate-cost`.
  */
-export function registerObservability(app: FastifyInstance, metrics: Metrics, activity: { requests: number }): void {
+export function registerObservability(app: FastifyInstance, metrics: Metrics, activity: { requests: number }, requestLog: RequestLog): void {
   app.decorateRequest('startedAt', 0n);
+  app.decorateRequest('trace', undefined);
   // Labelled children are looked up once per route and status: prom-client hashes a label object on every plain call.
   const counters = new Map<string, { inc(): void }>();
   const timers = new Map<string, { observe(value: number): void }>();
@@ -34,21 +42,55 @@ export function registerObservability(app: FastifyInstance, metrics: Metrics, ac
     const seconds = Number(process.hrtime.bigint() - request.startedAt) / 1e9;
     timer.observe(seconds);
     activity.requests += 1;
+    const aborted = !reply.raw.writableFinished;
     if (accessLog) {
-      const aborted = !reply.raw.writableFinished;
       request.log.info(
         { keyId: request.apiKey?.id, route, status, latencyMs: Math.round(seconds * 1e6) / 1e3, model: modelOf(request), ...(aborted ? { aborted } : {}) },
         'request',
       );
     }
+    const trace = request.trace;
+    if (!trace) return;
+    if (aborted) trace.failed('client_closed');
+    // Only the model endpoints' keys are logged: management keys and sessions act on the account, they do not use models.
+    const logged = request.apiKey !== undefined && (request.routeOptions.config?.auth ?? 'key') === 'key';
+    trace.close({
+      key: logged ? request.apiKey : undefined,
+      endpoint: route,
+      bodyModel: logged ? modelOf(request) : undefined,
+      status: reply.raw.headersSent ? status : CLIENT_CLOSED,
+      latencyMs: Math.round(seconds * 1000),
+    });
   };
 
   app.addHook('onRequest', (request, reply, done) => {
     request.startedAt = process.hrtime.bigint();
+    request.trace = requestLog.begin(request.id, performance.now());
     reply.header('x-request-id', request.id);
     // 'close' comes once for every response, finished or cut off. Fastify's onResponse never comes for a hijacked
     // stream whose client left, so streams would go uncounted (and the idle collector would never run after them).
     reply.raw.once('close', () => finish(request, reply));
     done();
+  });
+
+  app.addHook('onSend', (request, reply, payload, done) => {
+    const trace = request.trace;
+    if (trace?.billed && reply.statusCode < 400) reply.header('x-tollgate-cost', formatMoney(trace.cost));
+    done(null, payload);
+  });
+
+  // The handler holds its trace until it returns: a non-stream call runs to its end (and is charged) even when its client
+  // left, and a stream's relay books in a `finally` that the handler awaits.
+  app.addHook('onRoute', (route) => {
+    const handler = route.handler as RouteHandlerMethod;
+    route.handler = async function held(this: FastifyInstance, request, reply) {
+      const trace = request.trace;
+      trace?.hold();
+      try {
+        return await handler.call(this, request, reply);
+      } finally {
+        trace?.release();
+      }
+    } as RouteHandlerMethod;
   });
 }

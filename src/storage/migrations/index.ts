@@ -13,6 +13,7 @@ import * as signIn from './0013-sign-in.ts';
 import * as ledgerKeyAudit from './0014-ledger-key-audit.ts';
 import * as keyManagement from './0015-key-management.ts';
 import * as orgsInvitationsBots from './0017-orgs-invitations-bots.ts';
+import * as requestLog from './0016-request-log.ts';
 
 /** Migrations in order; a new one is a new file added here. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -30,6 +31,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0014-ledger-key-audit': ledgerKeyAudit,
   '0015-key-management': keyManagement,
   '0017-orgs-invitations-bots': orgsInvitationsBots,
+  '0016-request-log': requestLog,
 };
 
 export const migrationProvider: MigrationProvider = {

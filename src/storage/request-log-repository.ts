@@ -1,0 +1,287 @@
+import { PostgresAdapter, sql, type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely';
+import type { AccountRef } from '../features/accounts/accounts.ts';
+import { dayOf, type CostAdjustment, type LogScope, type RequestLogRepository, type RequestLogRow, type RequestsQuery, type UsageQuery, type UsageRow } from '../features/usage/request-log.ts';
+import { moneyText } from './money-sql.ts';
+import type { Database, UsageDailyTable } from './schema.ts';
+
+const INSERT_CHUNK = 500;
+const DAY_MS = 86_400_000;
+/** Partitions are kept ready for yesterday (clock skew between nodes) and the next days. */
+const PARTITIONS_AHEAD_DAYS = 3;
+
+type Rollup = Omit<UsageDailyTable, 'cost_nano'> & { cost_nano: bigint };
+const ROLLUP_KEY = ['account_type', 'account_id', 'day', 'model', 'key_id', 'endpoint'] as const;
+const COUNTERS = ['requests', 'errors', 'input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'cost_nano'] as const;
+
+const LOG_COLUMNS = sql`(id, created_at, account_type, account_id, key_id, user_id, org_id, endpoint, model, served_model, provider, channel, attempts,
+  stream, status, error_type, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_nano, latency_ms, ttft_ms, task_id)`;
+
+const asTuple = (row: RequestLogRow): unknown[] => [
+  row.id, row.created, row.account.type, row.account.id, row.keyId, row.userId, row.orgId, row.endpoint, row.model, row.servedModel, row.provider,
+  row.channel, row.attempts, row.stream ? 1 : 0, row.status, row.errorType, row.inputTokens, row.outputTokens, row.cacheReadTokens,
+  row.cacheWriteTokens, row.cost.toString(), row.latencyMs, row.ttftMs, row.taskId,
+];
+
+/** The request log and its rollups on SQLite and PostgreSQL (migration 0016). */
+export class SqlRequestLogRepository implements RequestLogRepository {
+  private readonly postgres: boolean;
+
+  constructor(private readonly db: Kysely<Database>) {
+    this.postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  }
+
+  /**
+   * A chunk of rows as ONE statement with ONE parameter (the rows as JSON), as the ledger writes: a row already in the
+   * log is skipped, and the ids actually inserted come back, so only they move the rollups.
+   */
+  private async insertRows(trx: Transaction<Database>, rows: readonly RequestLogRow[]): Promise<Set<string>> {
+    const json = JSON.stringify(rows.map(asTuple));
+    const result = this.postgres
+      ? await sql<{ id: string }>`insert into request_log ${LOG_COLUMNS}
+        select r->>0, (r->>1)::bigint, r->>2, r->>3, r->>4, r->>5, r->>6, r->>7, r->>8, r->>9, r->>10, r->>11, (r->>12)::int, (r->>13)::int,
+          (r->>14)::int, r->>15, (r->>16)::bigint, (r->>17)::bigint, (r->>18)::bigint, (r->>19)::bigint, (r->>20)::bigint, (r->>21)::int,
+          (r->>22)::int, r->>23
+        from json_array_elements(${json}::json) as r on conflict (created_at, id) do nothing returning id`.execute(trx)
+      : await sql<{ id: string }>`insert into request_log ${LOG_COLUMNS}
+        select value->>0, value->>1, value->>2, value->>3, value->>4, value->>5, value->>6, value->>7, value->>8, value->>9, value->>10,
+          value->>11, value->>12, value->>13, value->>14, value->>15, value->>16, value->>17, value->>18, value->>19,
+          cast(value->>20 as integer), value->>21, value->>22, value->>23
+        from json_each(${json}) where true on conflict (id) do nothing returning id`.execute(trx);
+    return new Set(result.rows.map((row) => row.id));
+  }
+
+  async append(rows: readonly RequestLogRow[], adjustments: readonly CostAdjustment[]): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      const rollups = new Map<string, Rollup>();
+      for (let start = 0; start < rows.length; start += INSERT_CHUNK) {
+        const chunk = rows.slice(start, start + INSERT_CHUNK);
+        const inserted = await this.insertRows(trx, chunk);
+        for (const row of chunk) if (inserted.has(row.id)) addRow(rollups, row);
+      }
+      // After the rows: an adjustment whose request is in this same batch finds it.
+      for (const adjustment of adjustments) addAdjustment(rollups, adjustment, await this.rollupOfTask(trx, adjustment.taskId));
+      await this.upsertRollups(trx, [...rollups.values()]);
+    });
+  }
+
+  private async rollupOfTask(trx: Transaction<Database>, taskId: string): Promise<Rollup | undefined> {
+    const row = await trx
+      .selectFrom('request_log')
+      .select(['account_type', 'account_id', 'created_at', 'model', 'key_id', 'endpoint', 'user_id'])
+      .where('task_id', '=', taskId)
+      .limit(1)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    return { ...emptyRollup(), account_type: row.account_type, account_id: row.account_id, day: dayOf(row.created_at), model: row.model ?? '', key_id: row.key_id, endpoint: row.endpoint, user_id: row.user_id };
+  }
+
+  private async upsertRollups(trx: Transaction<Database>, rollups: Rollup[]): Promise<void> {
+    if (rollups.length === 0) return;
+    // One order on every node, so two batches touching the same rollups cannot deadlock on PostgreSQL.
+    rollups.sort((a, b) => keyOf(a).localeCompare(keyOf(b)));
+    const add = (column: (typeof COUNTERS)[number]) => sql<never>`usage_daily.${sql.ref(column)} + excluded.${sql.ref(column)}`;
+    await trx
+      .insertInto('usage_daily')
+      .values(rollups)
+      .onConflict((conflict) =>
+        conflict.columns([...ROLLUP_KEY]).doUpdateSet({
+          requests: add('requests'),
+          errors: add('errors'),
+          input_tokens: add('input_tokens'),
+          output_tokens: add('output_tokens'),
+          cache_read_tokens: add('cache_read_tokens'),
+          cache_write_tokens: add('cache_write_tokens'),
+          cost_nano: add('cost_nano'),
+        }),
+      )
+      .execute();
+  }
+
+  async requests(query: RequestsQuery): Promise<RequestLogRow[]> {
+    let select = scoped(this.db.selectFrom('request_log').selectAll().select(moneyText('cost_nano').as('cost')), query);
+    if (query.keyId !== undefined) select = select.where('key_id', '=', query.keyId);
+    if (query.model !== undefined) select = select.where('model', '=', query.model);
+    if (query.status !== undefined) select = select.where('status', '=', query.status);
+    if (query.from !== undefined) select = select.where('created_at', '>=', query.from);
+    if (query.to !== undefined) select = select.where('created_at', '<=', query.to);
+    const before = query.before;
+    if (before) {
+      select = select.where((where) =>
+        where.or([where('created_at', '<', before.created), where.and([where('created_at', '=', before.created), where('id', '<', before.id)])]),
+      );
+    }
+    const rows = await select.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(query.limit).execute();
+    return rows.map((row) => ({
+      id: row.id,
+      created: Number(row.created_at),
+      account: { type: row.account_type, id: row.account_id },
+      keyId: row.key_id,
+      userId: row.user_id,
+      orgId: row.org_id,
+      endpoint: row.endpoint,
+      model: row.model,
+      servedModel: row.served_model,
+      provider: row.provider,
+      channel: row.channel,
+      attempts: row.attempts,
+      stream: row.stream === 1,
+      status: row.status,
+      errorType: row.error_type,
+      inputTokens: Number(row.input_tokens),
+      outputTokens: Number(row.output_tokens),
+      cacheReadTokens: Number(row.cache_read_tokens),
+      cacheWriteTokens: Number(row.cache_write_tokens),
+      cost: BigInt(row.cost),
+      latencyMs: row.latency_ms,
+      ttftMs: row.ttft_ms,
+      taskId: row.task_id,
+    }));
+  }
+
+  async usage(query: UsageQuery): Promise<UsageRow[]> {
+    const dimensions = { day: 'day', model: 'model', key: 'key_id', endpoint: 'endpoint' } as const;
+    const groups = query.groupBy.map((dimension) => dimensions[dimension]);
+    const total = (column: string) => sql<number>`cast(sum(${sql.ref(column)}) as bigint)`;
+    let select = scoped(this.db.selectFrom('usage_daily'), query)
+      .where('day', '>=', query.from)
+      .where('day', '<=', query.to)
+      .select([
+        total('requests').as('requests'),
+        total('errors').as('errors'),
+        total('input_tokens').as('input_tokens'),
+        total('output_tokens').as('output_tokens'),
+        total('cache_read_tokens').as('cache_read_tokens'),
+        total('cache_write_tokens').as('cache_write_tokens'),
+        sql<string | null>`cast(sum(cost_nano) as text)`.as('cost'),
+      ]);
+    for (const column of groups) select = select.select(column).groupBy(column).orderBy(column);
+    const rows = (await select.execute()) as Array<Record<string, unknown> & { cost: string | null }>;
+    return rows
+      .filter((row) => row.cost !== null)
+      .map((row) => ({
+        ...(groups.includes('day') ? { day: String(row.day) } : {}),
+        ...(groups.includes('model') ? { model: row.model === '' ? null : String(row.model) } : {}),
+        ...(groups.includes('key_id') ? { keyId: String(row.key_id) } : {}),
+        ...(groups.includes('endpoint') ? { endpoint: String(row.endpoint) } : {}),
+        requests: Number(row.requests),
+        errors: Number(row.errors),
+        inputTokens: Number(row.input_tokens),
+        outputTokens: Number(row.output_tokens),
+        cacheReadTokens: Number(row.cache_read_tokens),
+        cacheWriteTokens: Number(row.cache_write_tokens),
+        cost: BigInt(row.cost ?? '0'),
+      }));
+  }
+
+  async maintain(now: number, cutoff: number): Promise<void> {
+    if (!this.postgres) {
+      await this.db.deleteFrom('request_log').where('created_at', '<', cutoff).execute();
+      return;
+    }
+    const today = Math.floor(now / DAY_MS) * DAY_MS;
+    for (let day = today - DAY_MS; day <= today + PARTITIONS_AHEAD_DAYS * DAY_MS; day += DAY_MS) await this.createPartition(day);
+    const partitions = await sql<{ name: string }>`select tablename as name from pg_tables where schemaname = current_schema() and tablename like 'request_log_p%'`.execute(this.db);
+    for (const { name } of partitions.rows) {
+      const start = partitionStart(name);
+      if (start !== undefined && start + DAY_MS <= cutoff) await sql`drop table if exists ${sql.table(name)}`.execute(this.db);
+    }
+    await sql`delete from request_log_default where created_at < ${cutoff}`.execute(this.db);
+  }
+
+  /** The day's partition; a default partition already holding rows of that day refuses it, and the rows stay there. */
+  private async createPartition(start: number): Promise<void> {
+    const name = `request_log_p${dayOf(start).replaceAll('-', '')}`;
+    try {
+      await sql`create table if not exists ${sql.table(name)} partition of request_log for values from (${sql.lit(start)}) to (${sql.lit(start + DAY_MS)})`.execute(this.db);
+    } catch (error) {
+      if (!/default partition|would be violated/i.test(error instanceof Error ? error.message : '')) throw error;
+    }
+  }
+}
+
+const partitionStart = (name: string): number | undefined => {
+  const match = /^request_log_p(\d{4})(\d{2})(\d{2})$/.exec(name);
+  return match ? Date.parse(`${match[1]}-${match[2]}-${match[3]}T00:00:00Z`) : undefined;
+};
+
+function scoped<Table extends 'request_log' | 'usage_daily', Output>(
+  select: SelectQueryBuilder<Database, Table, Output>,
+  scope: LogScope,
+): SelectQueryBuilder<Database, Table, Output> {
+  let scopedSelect = select;
+  const account: AccountRef | undefined = scope.account;
+  if (account) {
+    scopedSelect = scopedSelect.where(sql.ref('account_type'), '=', account.type).where(sql.ref('account_id'), '=', account.id);
+  }
+  if (scope.userId !== undefined) scopedSelect = scopedSelect.where(sql.ref('user_id'), '=', scope.userId);
+  return scopedSelect;
+}
+
+const emptyRollup = (): Rollup => ({
+  account_type: 'user',
+  account_id: '',
+  day: '',
+  model: '',
+  key_id: '',
+  endpoint: '',
+  user_id: '',
+  requests: 0,
+  errors: 0,
+  input_tokens: 0,
+  output_tokens: 0,
+  cache_read_tokens: 0,
+  cache_write_tokens: 0,
+  cost_nano: 0n,
+});
+
+const keyOf = (rollup: Pick<Rollup, (typeof ROLLUP_KEY)[number]>): string => ROLLUP_KEY.map((column) => rollup[column]).join('\u0000');
+
+function merge(rollups: Map<string, Rollup>, delta: Rollup): void {
+  const key = keyOf(delta);
+  const current = rollups.get(key);
+  if (!current) {
+    rollups.set(key, delta);
+    return;
+  }
+  current.requests += delta.requests;
+  current.errors += delta.errors;
+  current.input_tokens += delta.input_tokens;
+  current.output_tokens += delta.output_tokens;
+  current.cache_read_tokens += delta.cache_read_tokens;
+  current.cache_write_tokens += delta.cache_write_tokens;
+  current.cost_nano += delta.cost_nano;
+}
+
+function addRow(rollups: Map<string, Rollup>, row: RequestLogRow): void {
+  merge(rollups, {
+    account_type: row.account.type,
+    account_id: row.account.id,
+    day: dayOf(row.created),
+    model: row.model ?? '',
+    key_id: row.keyId,
+    endpoint: row.endpoint,
+    user_id: row.userId,
+    requests: 1,
+    errors: row.errorType === null ? 0 : 1,
+    input_tokens: row.inputTokens,
+    output_tokens: row.outputTokens,
+    cache_read_tokens: row.cacheReadTokens,
+    cache_write_tokens: row.cacheWriteTokens,
+    cost_nano: row.cost,
+  });
+}
+
+function addAdjustment(rollups: Map<string, Rollup>, adjustment: CostAdjustment, found: Rollup | undefined): void {
+  const { fallback } = adjustment;
+  const base: Rollup = found ?? {
+    ...emptyRollup(),
+    account_type: fallback.account.type,
+    account_id: fallback.account.id,
+    day: fallback.day,
+    model: fallback.model,
+    key_id: fallback.keyId,
+    endpoint: fallback.endpoint,
+    user_id: fallback.userId,
+  };
+  merge(rollups, { ...base, cost_nano: adjustment.cost });
+}
