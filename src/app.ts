@@ -48,6 +48,9 @@ import { SqlTasksRepository } from './storage/tasks-repository.ts';
 import { registerAuth } from './http/plugins/auth.ts';
 import { registerAuthRoutes } from './http/routes/management/auth.ts';
 import { registerMeRoutes } from './http/routes/management/me.ts';
+import { registerVoucherRedeemRoute } from './http/routes/management/vouchers.ts';
+import { VouchersService } from './features/vouchers/vouchers-service.ts';
+import { SqlVouchersRepository } from './storage/vouchers-repository.ts';
 import { SessionsService } from './features/accounts/sessions-service.ts';
 import { AuditService } from './features/audit/audit-service.ts';
 import { SqlAuditRepository } from './storage/audit-repository.ts';
@@ -100,6 +103,7 @@ export interface Services {
   accounts: AccountsService;
   sessions: SessionsService;
   audit: AuditService;
+  vouchers: VouchersService;
   keys: KeysService;
   catalog: CatalogService;
   providers: ProviderRegistry;
@@ -177,9 +181,11 @@ export function createServices(dependencies: AppDependencies): Services {
   const tasks = new TasksService(callDependencies, tasksRepository, secrets, config.allowPrivateUrls, config.imagineModel);
   runner.handle('bot.reply', new BotReplyWorker({ bots, assistants: assistantsRepository, chat: assistantChat, catalog, book, clock, logger: logger.child({ component: 'chatbot' }) }).run);
   runner.handle('bot.deliver', new BotOutboxDispatcher(bots, secrets, clock, logger.child({ component: 'chatbot' }), { allowPrivateUrls: config.allowPrivateUrls, timeoutMs: config.webhookTimeoutMs }).deliver);
+  const audit = new AuditService(new SqlAuditRepository(storage.db), clock);
   return {
     accounts,
-    audit: new AuditService(new SqlAuditRepository(storage.db), clock),
+    audit,
+    vouchers: new VouchersService(new SqlVouchersRepository(storage.db, ledger), accounts, audit, bus, clock),
     sessions: new SessionsService(accountsRepository, new SqlSessionsRepository(storage.db), clock),
     assistants,
     assistantChat,
@@ -230,7 +236,7 @@ function registerRoutes(server: FastifyInstance, services: Services): void {
   registerAssistantRoutes(server, { assistants: services.assistants, assistantChat: services.assistantChat, models: services.catalog });
   registerKnowledgeRoutes(server, services.knowledge);
   registerChatbotRoutes(server, services.chatbot);
-  registerAdminRoutes(server, { accounts: services.accounts, keys: services.keys, catalog: services.catalog, chatbot: services.chatbot, tasks: services.tasks, clock });
+  registerAdminRoutes(server, { accounts: services.accounts, keys: services.keys, catalog: services.catalog, chatbot: services.chatbot, tasks: services.tasks, vouchers: services.vouchers, audit: services.audit, clock });
   registerManagementRoutes(server, services);
 }
 
@@ -238,6 +244,7 @@ function registerRoutes(server: FastifyInstance, services: Services): void {
 function registerManagementRoutes(server: FastifyInstance, services: Services): void {
   registerAuthRoutes(server, services.sessions, { secureCookies: services.config.publicUrl?.startsWith('https:') === true });
   registerMeRoutes(server, { accounts: services.accounts, sessions: services.sessions, keys: services.keys });
+  registerVoucherRedeemRoute(server, services.vouchers);
 }
 
 /** Wires the gateway; never listens (main.ts does, tests use a random port or inject()). */

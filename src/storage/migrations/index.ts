@@ -11,6 +11,7 @@ import * as idempotencyKeys from './0010-idempotency-keys.ts';
 import * as modelOperatorFields from './0012-model-operator-fields.ts';
 import * as signIn from './0013-sign-in.ts';
 import * as ledgerKeyAudit from './0014-ledger-key-audit.ts';
+import * as vouchers from './0018-vouchers.ts';
 
 /** Migrations in order; a new one is a new file added here. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -26,6 +27,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0012-model-operator-fields': modelOperatorFields,
   '0013-sign-in': signIn,
   '0014-ledger-key-audit': ledgerKeyAudit,
+  '0018-vouchers': vouchers,
 };
 
 export const migrationProvider: MigrationProvider = {

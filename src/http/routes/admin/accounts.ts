@@ -100,6 +100,9 @@ export function registerAccountRoutes(app: FastifyInstance, services: { accounts
         kind: entry.kind,
         requestId: entry.requestId,
         model: entry.model,
+        keyId: entry.keyId ?? null,
+        // `note` is DESIGN §10's name for it; `description` stays for existing clients.
+        note: entry.description,
         description: entry.description,
         createdAt: new Date(entry.createdAt).toISOString(),
       })),

@@ -8,6 +8,9 @@ import type { Clock } from '../../../lib/clock.ts';
 import { registerAccountRoutes } from './accounts.ts';
 import { registerCatalogRoutes } from './catalog.ts';
 import { registerKeyRoutes } from './keys.ts';
+import { registerVoucherRoutes } from './vouchers.ts';
+import type { VouchersService } from '../../../features/vouchers/vouchers-service.ts';
+import type { AuditService } from '../../../features/audit/audit-service.ts';
 
 /** The services the admin API is a door onto (the CLI and the management API call the same methods). */
 export interface AdminServices {
@@ -16,6 +19,8 @@ export interface AdminServices {
   catalog: CatalogService;
   chatbot: ChatbotService;
   tasks: Pick<TasksService, 'deliveries'>;
+  vouchers: VouchersService;
+  audit: AuditService;
   clock: Clock;
 }
 
@@ -29,6 +34,7 @@ export function registerAdminRoutes(app: FastifyInstance, services: AdminService
       registerAccountRoutes(admin, services);
       registerKeyRoutes(admin, services);
       registerCatalogRoutes(admin, services);
+      registerVoucherRoutes(admin, services);
     },
   );
 }
