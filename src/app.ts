@@ -50,6 +50,8 @@ import { registerAuthRoutes } from './http/routes/management/auth.ts';
 import { registerMeRoutes } from './http/routes/management/me.ts';
 import { registerVoucherRedeemRoute } from './http/routes/management/vouchers.ts';
 import { VouchersService } from './features/vouchers/vouchers-service.ts';
+import { DirectoryService } from './features/accounts/directory-service.ts';
+import { SqlAccountsDirectory } from './storage/accounts-directory-repository.ts';
 import { SqlVouchersRepository } from './storage/vouchers-repository.ts';
 import { SessionsService } from './features/accounts/sessions-service.ts';
 import { AuditService } from './features/audit/audit-service.ts';
@@ -104,6 +106,7 @@ export interface Services {
   sessions: SessionsService;
   audit: AuditService;
   vouchers: VouchersService;
+  directory: DirectoryService;
   keys: KeysService;
   catalog: CatalogService;
   providers: ProviderRegistry;
@@ -153,7 +156,8 @@ export function createServices(dependencies: AppDependencies): Services {
   const providers = new ProviderRegistry(dependencies.defaultProviders, catalog, http);
   const callDependencies: ModelCallDependencies = { metrics, catalog, providers, book, clock };
   const accountsRepository = new SqlAccountsRepository(storage.db);
-  const accounts = new AccountsService(accountsRepository, ledger, book, clock, bus, new SqlIdempotencyRepository(storage.db));
+  const audit = new AuditService(new SqlAuditRepository(storage.db), clock);
+  const accounts = new AccountsService(accountsRepository, ledger, book, clock, bus, new SqlIdempotencyRepository(storage.db), audit);
   const jobs = new SqlJobsRepository(storage.db, storage.engine);
   const tasksRepository = new SqlTasksRepository(storage.db, ledger, jobs);
   const { secrets } = dependencies;
@@ -181,12 +185,13 @@ export function createServices(dependencies: AppDependencies): Services {
   const tasks = new TasksService(callDependencies, tasksRepository, secrets, config.allowPrivateUrls, config.imagineModel);
   runner.handle('bot.reply', new BotReplyWorker({ bots, assistants: assistantsRepository, chat: assistantChat, catalog, book, clock, logger: logger.child({ component: 'chatbot' }) }).run);
   runner.handle('bot.deliver', new BotOutboxDispatcher(bots, secrets, clock, logger.child({ component: 'chatbot' }), { allowPrivateUrls: config.allowPrivateUrls, timeoutMs: config.webhookTimeoutMs }).deliver);
-  const audit = new AuditService(new SqlAuditRepository(storage.db), clock);
+  const sessions = new SessionsService(accountsRepository, new SqlSessionsRepository(storage.db), clock);
   return {
     accounts,
     audit,
+    directory: new DirectoryService(new SqlAccountsDirectory(storage.db), accountsRepository, accounts, sessions, audit, bus),
     vouchers: new VouchersService(new SqlVouchersRepository(storage.db, ledger), accounts, audit, bus, clock),
-    sessions: new SessionsService(accountsRepository, new SqlSessionsRepository(storage.db), clock),
+    sessions,
     assistants,
     assistantChat,
     limiter: dependencies.limiter ?? new MemoryRateLimiter(clock),
@@ -236,7 +241,7 @@ function registerRoutes(server: FastifyInstance, services: Services): void {
   registerAssistantRoutes(server, { assistants: services.assistants, assistantChat: services.assistantChat, models: services.catalog });
   registerKnowledgeRoutes(server, services.knowledge);
   registerChatbotRoutes(server, services.chatbot);
-  registerAdminRoutes(server, { accounts: services.accounts, keys: services.keys, catalog: services.catalog, chatbot: services.chatbot, tasks: services.tasks, vouchers: services.vouchers, audit: services.audit, clock });
+  registerAdminRoutes(server, { accounts: services.accounts, keys: services.keys, catalog: services.catalog, chatbot: services.chatbot, tasks: services.tasks, vouchers: services.vouchers, audit: services.audit, directory: services.directory, clock });
   registerManagementRoutes(server, services);
 }
 

@@ -9,6 +9,10 @@ import { registerAccountRoutes } from './accounts.ts';
 import { registerCatalogRoutes } from './catalog.ts';
 import { registerKeyRoutes } from './keys.ts';
 import { registerVoucherRoutes } from './vouchers.ts';
+import { registerUserRoutes } from './users.ts';
+import { registerOrgRoutes } from './orgs.ts';
+import { registerAuditRoutes } from './audit.ts';
+import type { DirectoryService } from '../../../features/accounts/directory-service.ts';
 import type { VouchersService } from '../../../features/vouchers/vouchers-service.ts';
 import type { AuditService } from '../../../features/audit/audit-service.ts';
 
@@ -21,6 +25,7 @@ export interface AdminServices {
   tasks: Pick<TasksService, 'deliveries'>;
   vouchers: VouchersService;
   audit: AuditService;
+  directory: DirectoryService;
   clock: Clock;
 }
 
@@ -35,6 +40,9 @@ export function registerAdminRoutes(app: FastifyInstance, services: AdminService
       registerKeyRoutes(admin, services);
       registerCatalogRoutes(admin, services);
       registerVoucherRoutes(admin, services);
+      registerUserRoutes(admin, services.directory);
+      registerOrgRoutes(admin, services.directory);
+      registerAuditRoutes(admin, services.audit);
     },
   );
 }
