@@ -49,6 +49,7 @@ import { registerAuth } from './http/plugins/auth.ts';
 import { registerAuthRoutes } from './http/routes/management/auth.ts';
 import { registerMeRoutes } from './http/routes/management/me.ts';
 import { registerVoucherRedeemRoute } from './http/routes/management/vouchers.ts';
+import { registerOrgAuditRoute } from './http/routes/management/audit.ts';
 import { VouchersService } from './features/vouchers/vouchers-service.ts';
 import { DirectoryService } from './features/accounts/directory-service.ts';
 import { SqlAccountsDirectory } from './storage/accounts-directory-repository.ts';
@@ -250,6 +251,7 @@ function registerManagementRoutes(server: FastifyInstance, services: Services): 
   registerAuthRoutes(server, services.sessions, { secureCookies: services.config.publicUrl?.startsWith('https:') === true });
   registerMeRoutes(server, { accounts: services.accounts, sessions: services.sessions, keys: services.keys });
   registerVoucherRedeemRoute(server, services.vouchers);
+  registerOrgAuditRoute(server, { accounts: services.accounts, audit: services.audit });
 }
 
 /** Wires the gateway; never listens (main.ts does, tests use a random port or inject()). */

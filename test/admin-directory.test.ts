@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { startTestGateway, type TestGateway } from './helpers/gateway.ts';
 import { errorA } from './helpers/e2e.ts';
 import { jsonClient } from './helpers/json-client.ts';
+import { apiClient, createCustomer, signIn } from './helpers/management.ts';
 
 interface Page<T> {
   object: string;
@@ -150,6 +151,25 @@ for (const database of ['sqlite', 'postgres'] as const) {
       assert.deepEqual(seen, forOrg.body.data.map((entry) => entry.id));
       assert.equal((await gw.admin('GET', '/audit?limit=abc')).status, 400);
       assert.equal((await gw.admin('GET', '/audit?cursor=%%%')).status, 400);
+    });
+
+    test("an org's owner and admins read its audit log at /api/v1/orgs/:id/audit; a member gets 403, an outsider 404, an inference key 403", async () => {
+      const owner = await createCustomer(gw);
+      const member = await createCustomer(gw);
+      const outsider = await createCustomer(gw);
+      const org = await gw.admin<{ id: string }>('POST', '/orgs', { name: 'audited by owner', ownerId: owner.userId });
+      await gw.admin('POST', `/orgs/${org.body.id}/members`, { userId: member.userId, role: 'member' });
+      const ownerLog = await (await signIn(gw, owner)).call<Page<AuditRow>>('GET', `/orgs/${org.body.id}/audit`);
+      assert.equal(ownerLog.status, 200);
+      assert.deepEqual(ownerLog.body.data.map((entry) => entry.action), ['member.update', 'org.create']);
+      assert.ok(ownerLog.body.data.every((entry) => entry.orgId === org.body.id), 'only this org');
+      const memberLog = await (await signIn(gw, member)).call('GET', `/orgs/${org.body.id}/audit`);
+      assert.equal(memberLog.status, 403);
+      assert.equal(errorA(memberLog.body).type, 'permission_error');
+      assert.equal((await (await signIn(gw, outsider)).call('GET', `/orgs/${org.body.id}/audit`)).status, 404);
+      const { key } = await gw.fundedKey({ userId: owner.userId });
+      assert.equal((await apiClient(gw, key)('GET', `/orgs/${org.body.id}/audit`)).status, 403);
+      assert.equal((await (await signIn(gw, owner)).call('GET', `/orgs/${org.body.id}/audit?limit=0`)).status, 400);
     });
 
     test('every admin list and view needs the admin token (401)', async () => {
