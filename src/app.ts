@@ -61,6 +61,12 @@ import { OrgsService } from './features/accounts/orgs-service.ts';
 import { SignupService } from './features/accounts/signup-service.ts';
 import { BotIntegrationsService } from './features/chatbot/bot-integrations-service.ts';
 import { SqlInvitationsRepository } from './storage/invitations-repository.ts';
+import { registerVoucherRedeemRoute } from './http/routes/management/vouchers.ts';
+import { registerOrgAuditRoute } from './http/routes/management/audit.ts';
+import { VouchersService } from './features/vouchers/vouchers-service.ts';
+import { DirectoryService } from './features/accounts/directory-service.ts';
+import { SqlAccountsDirectory } from './storage/accounts-directory-repository.ts';
+import { SqlVouchersRepository } from './storage/vouchers-repository.ts';
 import { SessionsService } from './features/accounts/sessions-service.ts';
 import { AuditService } from './features/audit/audit-service.ts';
 import { SqlAuditRepository } from './storage/audit-repository.ts';
@@ -122,6 +128,8 @@ export interface Services {
   invitations: InvitationsService;
   signup: SignupService;
   botIntegrations: BotIntegrationsService;
+  vouchers: VouchersService;
+  directory: DirectoryService;
   keys: KeysService;
   /** Keys as their users manage them (the management API's rules). */
   ownerKeys: OwnerKeysService;
@@ -188,8 +196,8 @@ export function createServices(dependencies: AppDependencies): Services {
   const keyLimits = new KeyLimits(limiter, keySpend);
   const callDependencies: ModelCallDependencies = { metrics, catalog, providers, book, clock, keyLimits };
   const accountsRepository = new SqlAccountsRepository(storage.db);
-  const accounts = new AccountsService(accountsRepository, ledger, book, clock, bus, new SqlIdempotencyRepository(storage.db));
   const audit = new AuditService(new SqlAuditRepository(storage.db), clock);
+  const accounts = new AccountsService(accountsRepository, ledger, book, clock, bus, new SqlIdempotencyRepository(storage.db), audit);
   const lastUsed = new LastUsedRecorder((ids, at) => keysRepository.touch(ids, at), clock, (error) => logger.warn({ err: error }, 'noting when a key was last used failed'));
   const keys = new KeysService(keysRepository, bus, clock, accounts, catalog, { limits: keyLimits, lastUsed, audit });
   const jobs = new SqlJobsRepository(storage.db, storage.engine);
@@ -229,6 +237,8 @@ export function createServices(dependencies: AppDependencies): Services {
   return {
     accounts,
     audit,
+    directory: new DirectoryService(new SqlAccountsDirectory(storage.db), accountsRepository, accounts, sessions, audit, bus),
+    vouchers: new VouchersService(new SqlVouchersRepository(storage.db, ledger), accounts, audit, bus, clock),
     sessions,
     orgs,
     invitations: new InvitationsService(new SqlInvitationsRepository(storage.db), accounts, sessions, audit, clock, { signup: config.signup, publicUrl }),
@@ -286,7 +296,7 @@ function registerRoutes(server: FastifyInstance, services: Services): void {
   registerAssistantRoutes(server, { assistants: services.assistants, assistantChat: services.assistantChat, models: services.catalog });
   registerKnowledgeRoutes(server, services.knowledge);
   registerChatbotRoutes(server, services.chatbot);
-  registerAdminRoutes(server, { accounts: services.accounts, keys: services.keys, catalog: services.catalog, chatbot: services.chatbot, tasks: services.tasks, clock });
+  registerAdminRoutes(server, { accounts: services.accounts, keys: services.keys, catalog: services.catalog, chatbot: services.chatbot, tasks: services.tasks, vouchers: services.vouchers, audit: services.audit, directory: services.directory, clock });
   registerAdminUsageRoutes(server, services.usage);
   registerManagementRoutes(server, services);
 }
@@ -301,6 +311,8 @@ function registerManagementRoutes(server: FastifyInstance, services: Services): 
   registerInvitationRoutes(server, { invitations: services.invitations, clock: services.clock }, { secureCookies });
   registerBotRoutes(server, services.botIntegrations);
   registerUsageRoutes(server, services.usage);
+  registerVoucherRedeemRoute(server, services.vouchers);
+  registerOrgAuditRoute(server, { accounts: services.accounts, audit: services.audit });
 }
 
 /** Wires the gateway; never listens (main.ts does, tests use a random port or inject()). */

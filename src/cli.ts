@@ -5,6 +5,13 @@ import { AMOUNT_RULE, formatMoney, parseAmount, type Money } from './lib/money.t
 import { rotateMasterKey } from './features/secrets/rotate-master-key.ts';
 import { formatMasterKey, loadMasterKeys } from './lib/master-key.ts';
 import { serve } from './main.ts';
+import { ADMIN_ACTOR } from './features/audit/audit-service.ts';
+import { VOUCHER_STATES, type VoucherState } from './features/vouchers/vouchers.ts';
+import { listOf } from './http/routes/admin/admin-schemas.ts';
+import { auditView } from './http/routes/admin/audit.ts';
+import { orgView } from './http/routes/admin/orgs.ts';
+import { adminUserView } from './http/routes/admin/users.ts';
+import { voucherView } from './http/routes/admin/vouchers.ts';
 import { DEFAULT_CATALOG, openRuntime, readCatalogFile } from './runtime.ts';
 import { openStorage } from './storage/database.ts';
 import { SqlSealedValuesRepository } from './storage/sealed-values-repository.ts';
@@ -73,6 +80,20 @@ function keyChangesOf(options: KeyUpdateOptions): KeyChanges {
   return changes;
 }
 
+const positiveInteger = (text: string): number => {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1) throw new InvalidArgumentError('must be a positive integer');
+  return value;
+};
+
+/** `--query`, `--limit` and `--cursor` of every list command, as the admin API takes them. */
+const listOptions = (command: Command): Command =>
+  command.option('--query <text>', 'match name, email or id').option('--limit <n>', 'rows per page (1 to 100)', positiveInteger, 20).option('--cursor <cursor>', 'next_cursor of the previous page');
+const pageOf = (options: { query?: string; limit: number; cursor?: string }) => {
+  if (options.limit > 100) throw new InvalidArgumentError('--limit: at most 100');
+  return { limit: options.limit, ...(options.query ? { query: options.query } : {}), ...(options.cursor ? { cursor: options.cursor } : {}) };
+};
+
 /** Runs one operation against the configured database with the same services the gateway uses. */
 async function withServices(action: (services: Services) => Promise<void>): Promise<void> {
   const config = loadConfig();
@@ -113,7 +134,53 @@ users
     }),
   );
 
+listOptions(users.command('list').description('users, newest first')).action((options: { query?: string; limit: number; cursor?: string }) =>
+  withServices(async (services) => {
+    const page = await services.directory.listUsers(pageOf(options));
+    print(listOf(page.users.map(adminUserView), page.nextCursor));
+  }),
+);
+users
+  .command('show <userId>')
+  .action((userId: string) => withServices(async (services) => print(adminUserView(await services.directory.user(userId)))));
+users
+  .command('update <userId>')
+  .option('--name <name>', 'display name')
+  .option('--email <email>', 'sign-in email')
+  .option('--password <password>', 'new password (signs the user out everywhere)')
+  .option('--operator <yes|no>', 'may open the operator pages', (text: string) => {
+    if (text !== 'yes' && text !== 'no') throw new InvalidArgumentError('yes or no');
+    return text === 'yes';
+  })
+  .action((userId: string, options: { name?: string; email?: string; password?: string; operator?: boolean }) =>
+    withServices(async (services) => print(adminUserView(await services.directory.updateUser(userId, options, ADMIN_ACTOR)))),
+  );
+
 const orgs = program.command('orgs').description('organisations');
+listOptions(orgs.command('list').description('organisations, newest first')).action((options: { query?: string; limit: number; cursor?: string }) =>
+  withServices(async (services) => {
+    const page = await services.directory.listOrgs(pageOf(options));
+    print(listOf(page.orgs.map(orgView), page.nextCursor));
+  }),
+);
+orgs
+  .command('show <orgId>')
+  .action((orgId: string) =>
+    withServices(async (services) => {
+      const org = await services.directory.org(orgId);
+      print({ ...orgView(org), members: org.members });
+    }),
+  );
+orgs
+  .command('update <orgId>')
+  .option('--name <name>', 'display name')
+  .option('--prompt-caching <on|off>', 'prompt caching for business keys', (text: string) => {
+    if (text !== 'on' && text !== 'off') throw new InvalidArgumentError('on or off');
+    return text === 'on';
+  })
+  .action((orgId: string, options: { name?: string; promptCaching?: boolean }) =>
+    withServices(async (services) => print(orgView(await services.accounts.updateOrg(orgId, options, ADMIN_ACTOR)))),
+  );
 orgs
   .command('create')
   .requiredOption('--name <name>', 'display name')
@@ -229,6 +296,61 @@ program
       if (!options.user === !options.org) throw new Error('give exactly one of --user and --org');
       const account = options.user ? { type: 'user' as const, id: options.user } : { type: 'org' as const, id: options.org! };
       print({ balance: formatMoney(await services.accounts.adjust(account, options.amount, 'cli credit')) });
+    }),
+  );
+
+const vouchers = program.command('vouchers').description('prepaid voucher codes');
+vouchers
+  .command('create')
+  .requiredOption('--amount <amount>', 'what each code credits', money)
+  .option('--count <n>', 'how many codes (at most 1000)', positiveInteger, 1)
+  .option('--expires <time>', 'ISO 8601 expiry, e.g. 2027-01-01T00:00:00Z')
+  .option('--note <text>', 'shown in lists and in the ledger entry of each redemption')
+  .action((options: { amount: Money; count: number; expires?: string; note?: string }) =>
+    withServices(async (services) => {
+      const expiresAt = options.expires === undefined ? null : Date.parse(options.expires);
+      if (Number.isNaN(expiresAt)) throw new InvalidArgumentError('--expires: an ISO 8601 time');
+      const made = await services.vouchers.create({ amount: options.amount, count: options.count, expiresAt, note: options.note ?? null }, ADMIN_ACTOR);
+      const now = services.clock.now();
+      print({ codes: made.map(({ code }) => code), data: made.map(({ voucher, code }) => ({ ...voucherView(voucher, now), code })) });
+    }),
+  );
+listOptions(vouchers.command('list').description('vouchers, newest first, without their codes'))
+  .option('--state <state>', `one of ${VOUCHER_STATES.join(', ')}`, (text: string) => {
+    const state = VOUCHER_STATES.find((candidate) => candidate === text);
+    if (!state) throw new InvalidArgumentError(`one of ${VOUCHER_STATES.join(', ')}`);
+    return state;
+  })
+  .action((options: { query?: string; limit: number; cursor?: string; state?: VoucherState }) =>
+    withServices(async (services) => {
+      const page = await services.vouchers.list({ ...pageOf(options), ...(options.state ? { state: options.state } : {}) });
+      const now = services.clock.now();
+      print(listOf(page.vouchers.map((voucher) => voucherView(voucher, now)), page.nextCursor));
+    }),
+  );
+
+program
+  .command('audit')
+  .description('the audit log')
+  .command('list')
+  .option('--actor <id>', 'actor id')
+  .option('--action <action>', 'e.g. balance.credit, voucher.create')
+  .option('--target <id>', 'target id')
+  .option('--org <orgId>', 'entries about this organisation')
+  .option('--limit <n>', 'rows per page (1 to 100)', positiveInteger, 20)
+  .option('--cursor <cursor>', 'next_cursor of the previous page')
+  .action((options: { actor?: string; action?: string; target?: string; org?: string; limit: number; cursor?: string }) =>
+    withServices(async (services) => {
+      if (options.limit > 100) throw new InvalidArgumentError('--limit: at most 100');
+      const page = await services.audit.list({
+        limit: options.limit,
+        ...(options.actor ? { actorId: options.actor } : {}),
+        ...(options.action ? { action: options.action } : {}),
+        ...(options.target ? { targetId: options.target } : {}),
+        ...(options.org ? { orgId: options.org } : {}),
+        ...(options.cursor ? { cursor: options.cursor } : {}),
+      });
+      print(listOf(page.entries.map(auditView), page.nextCursor));
     }),
   );
 

@@ -1,3 +1,4 @@
+import { SYSTEM_ACTOR } from './features/audit/audit-service.ts';
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -142,7 +143,7 @@ export async function firstStart(services: Services, dependencies: AppDependenci
     log(`admin token: ${adminToken} (also in ${join(config.dataDir, 'admin-token')})`);
   }
   if ((await services.accounts.countUsers()) > 0) return;
-  const user = await services.accounts.createUser('demo', parseMoney('10.00')!);
+  const user = await services.accounts.createUser('demo', parseMoney('10.00')!, {}, SYSTEM_ACTOR);
   const { text } = await services.keys.create({ userId: user.id, orgId: null, name: 'demo', allowedModels: null });
   writeSecretFile(join(config.dataDir, 'demo-key'), text);
   log(`demo API key: ${text}`);

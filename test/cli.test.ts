@@ -131,3 +131,64 @@ test('the CLI lists, shows and updates keys; its limits are the ones the gateway
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+/** The CLI's list, show and update commands and vouchers go through the admin API's services: what one door does, the other sees. */
+test('users, orgs, vouchers and audit from the CLI: list, show, update, create; the gateway then redeems a CLI voucher', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tollgate-cli-'));
+  const env = { ...process.env, DATA_DIR: dir, DATABASE_URL: `sqlite:${join(dir, 'cli.db')}`, TOLLGATE_LOG_LEVEL: 'silent' };
+  const cli = async <T = Record<string, unknown>>(...args: string[]): Promise<T> => {
+    const { stdout } = await run(process.execPath, [BIN, ...args], { env });
+    return JSON.parse(stdout) as T;
+  };
+  try {
+    const owner = await cli('users', 'create', '--name', 'Olwen');
+    await cli('users', 'create', '--name', 'Other');
+    const listed = await cli<{ object: string; data: Array<{ id: string }>; next_cursor: string | null }>('users', 'list', '--query', 'olwen');
+    assert.deepEqual({ object: listed.object, ids: listed.data.map((user) => user.id), next: listed.next_cursor }, { object: 'list', ids: [owner.id], next: null });
+    const firstPage = await cli<{ data: unknown[]; next_cursor: string }>('users', 'list', '--limit', '1');
+    const secondPage = await cli<{ data: Array<{ id: string }> }>('users', 'list', '--limit', '1', '--cursor', firstPage.next_cursor);
+    assert.equal(secondPage.data[0]!.id, owner.id, 'the cursor walks on to the older user');
+    const updated = await cli('users', 'update', String(owner.id), '--name', 'Olwen B', '--email', 'olwen@example.com', '--password', 'olwen-password', '--operator', 'yes');
+    assert.deepEqual({ name: updated.name, email: updated.email, operator: updated.operator }, { name: 'Olwen B', email: 'olwen@example.com', operator: true });
+    assert.equal((await cli('users', 'show', String(owner.id))).name, 'Olwen B');
+
+    const org = await cli('orgs', 'create', '--name', 'acme', '--owner', String(owner.id));
+    const orgUpdated = await cli('orgs', 'update', String(org.id), '--prompt-caching', 'on', '--name', 'Acme Ltd');
+    assert.deepEqual({ name: orgUpdated.name, promptCaching: orgUpdated.promptCaching }, { name: 'Acme Ltd', promptCaching: true });
+    const shown = await cli<{ members: Array<{ userId: string; role: string }> }>('orgs', 'show', String(org.id));
+    assert.deepEqual(shown.members.map((member) => [member.userId, member.role]), [[owner.id, 'owner']]);
+    assert.equal((await cli<{ data: unknown[] }>('orgs', 'list')).data.length, 1);
+
+    const made = await cli<{ codes: string[] }>('vouchers', 'create', '--amount', '2.00', '--count', '3', '--note', 'from the cli');
+    assert.equal(made.codes.length, 3);
+    const vouchers = await cli<{ data: Array<{ state: string; note: string }> }>('vouchers', 'list', '--state', 'active');
+    assert.deepEqual(vouchers.data.map((voucher) => voucher.state), ['active', 'active', 'active']);
+    await assert.rejects(run(process.execPath, [BIN, 'vouchers', 'create', '--amount', '2.00', '--count', '1001'], { env }), /count: must be an integer from 1 to 1000/);
+    await assert.rejects(run(process.execPath, [BIN, 'users', 'show', 'usr_nope'], { env }), /does not exist/);
+
+    const audit = await cli<{ data: Array<{ action: string; actor: { type: string } }> }>('audit', 'list', '--target', String(owner.id));
+    assert.deepEqual(audit.data.map((entry) => entry.action), ['user.update', 'user.create']);
+    assert.ok(audit.data.every((entry) => entry.actor.type === 'admin'));
+    assert.deepEqual((await cli<{ data: Array<{ action: string }> }>('audit', 'list', '--org', String(org.id))).data.map((entry) => entry.action), ['org.update', 'org.create']);
+
+    const gw = await startTestGateway({ database: { url: env.DATABASE_URL } });
+    try {
+      const login = await fetch(`${gw.url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'olwen@example.com', password: 'olwen-password' }) });
+      assert.equal(login.status, 200, 'the password set by the CLI signs in');
+      const { csrfToken } = (await login.json()) as { csrfToken: string };
+      const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0]!;
+      const redeemed = await fetch(`${gw.url}/api/v1/vouchers/redeem`, {
+        method: 'POST',
+        headers: { cookie, 'x-csrf-token': csrfToken, 'content-type': 'application/json' },
+        body: JSON.stringify({ code: made.codes[0], orgId: org.id }),
+      });
+      assert.equal(redeemed.status, 200);
+      assert.equal(await gw.balance({ orgId: String(org.id) }), '2.00');
+    } finally {
+      await gw.close();
+    }
+    assert.equal((await cli<{ data: unknown[] }>('vouchers', 'list', '--state', 'redeemed')).data.length, 1);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

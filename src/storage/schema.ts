@@ -396,7 +396,27 @@ export interface AuditLogTable {
   org_id: string | null;
 }
 
+export interface VouchersTable {
+  id: string;
+  /** SHA-256 of the code; the code itself is shown once, when it is created. */
+  code_hash: string;
+  /** The code's first characters, to tell codes apart in lists. */
+  code_start: string;
+  amount_nano: MoneyColumn;
+  note: string | null;
+  created_at: number;
+  expires_at: number | null;
+  voided_at: number | null;
+  redeemed_at: number | null;
+  redeemed_by: string | null;
+  account_type: 'user' | 'org' | null;
+  account_id: string | null;
+  /** The credit the redemption wrote. */
+  ledger_id: string | null;
+}
+
 export interface Database {
+  vouchers: VouchersTable;
   audit_log: AuditLogTable;
   sessions: SessionsTable;
   balance_leases: BalanceLeasesTable;

@@ -9,6 +9,8 @@ import type { ChangeBus } from '../../lib/change-bus.ts';
 import type { BalanceBook } from '../billing/balance-book.ts';
 import { accountKey, type LedgerEntry, type LedgerRepository } from '../billing/ledger.ts';
 import type { AccountRef, AccountsRepository, Org, Role, User } from './accounts.ts';
+import { ADMIN_ACTOR, type AuditService } from '../audit/audit-service.ts';
+import type { Actor } from '../audit/audit.ts';
 
 const ADJUST_SCOPE = 'balance.adjust';
 export const MIN_PASSWORD_LENGTH = 8;
@@ -19,6 +21,10 @@ export function checkPassword(password: string): void {
     throw new GatewayError('invalid_request', `password: must be ${MIN_PASSWORD_LENGTH} to 512 characters`, { param: 'password' });
   }
 }
+
+/** What the audit log keeps of a user or an org: never a password hash, never the balance (the ledger has it). */
+export const auditedUser = (user: User) => ({ name: user.name, email: user.email, operator: user.operator });
+export const auditedOrg = (org: Org) => ({ name: org.name, ownerId: org.ownerId, promptCaching: org.promptCaching });
 
 /** Users, organisations, memberships and balance movements made by operators (admin API and CLI). */
 export class AccountsService {
@@ -32,6 +38,7 @@ export class AccountsService {
     private readonly clock: Clock,
     private readonly bus: ChangeBus,
     private readonly idempotency: IdempotencyRepository,
+    private readonly audit: AuditService,
   ) {
     bus.subscribe((topic, id) => {
       if (topic === 'balance') return this.forgetBalance(id);
@@ -55,14 +62,16 @@ export class AccountsService {
    * Creates a user; with `signIn`, one who can sign in (email unique, case-insensitive; password hashed with argon2id) and,
    * with `operator`, reach the operator pages.
    */
-  async createUser(name: string, balance: Money = 0n, signIn: { email?: string; password?: string; operator?: boolean } = {}): Promise<User> {
+  async createUser(name: string, balance: Money = 0n, signIn: { email?: string; password?: string; operator?: boolean } = {}, actor: Actor = ADMIN_ACTOR): Promise<User> {
     const id = newId('user');
     if (signIn.password !== undefined) checkPassword(signIn.password);
     if (signIn.password !== undefined && signIn.email === undefined) throw new GatewayError('invalid_request', 'email: is required with a password', { param: 'email' });
     const passwordHash = signIn.password === undefined ? null : await hashPassword(signIn.password);
     await this.repository.createUser({ id, name, email: signIn.email?.toLowerCase() ?? null, passwordHash, operator: signIn.operator ?? false }, this.clock.now());
-    if (balance !== 0n) await this.adjust({ type: 'user', id }, balance, 'initial balance');
-    return (await this.repository.getUser(id))!;
+    if (balance !== 0n) await this.adjust({ type: 'user', id }, balance, 'initial balance', undefined, actor);
+    const user = (await this.repository.getUser(id))!;
+    await this.audit.record(actor, 'user.create', { type: 'user', id }, { after: auditedUser(user) });
+    return user;
   }
 
   getUser(id: string): Promise<User | undefined> {
@@ -96,29 +105,35 @@ export class AccountsService {
     return orgs;
   }
 
-  async createOrg(input: { name: string; ownerId: string; balance?: Money; promptCaching?: boolean }): Promise<Org> {
+  async createOrg(input: { name: string; ownerId: string; balance?: Money; promptCaching?: boolean }, actor: Actor = ADMIN_ACTOR): Promise<Org> {
     if (!(await this.repository.getUser(input.ownerId))) throw new GatewayError('not_found', `User '${input.ownerId}' does not exist.`, { param: 'ownerId' });
     const id = newId('org');
     await this.repository.createOrg({ id, name: input.name, ownerId: input.ownerId, promptCaching: input.promptCaching ?? false }, this.clock.now());
-    if (input.balance) await this.adjust({ type: 'org', id }, input.balance, 'initial balance');
-    return (await this.repository.getOrg(id))!;
+    if (input.balance) await this.adjust({ type: 'org', id }, input.balance, 'initial balance', undefined, actor);
+    const org = (await this.repository.getOrg(id))!;
+    await this.audit.record(actor, 'org.create', { type: 'org', id }, { after: auditedOrg(org), orgId: id });
+    return org;
   }
 
   getOrg(id: string): Promise<Org | undefined> {
     return this.repository.getOrg(id);
   }
 
-  async updateOrg(id: string, changes: { name?: string; promptCaching?: boolean }): Promise<Org> {
-    const org = await this.repository.updateOrg(id, changes);
-    if (!org) throw new GatewayError('not_found', `Organization '${id}' does not exist.`);
+  async updateOrg(id: string, changes: { name?: string; promptCaching?: boolean }, actor: Actor = ADMIN_ACTOR): Promise<Org> {
+    const before = await this.repository.getOrg(id);
+    const org = before && (await this.repository.updateOrg(id, changes));
+    if (!before || !org) throw new GatewayError('not_found', `Organization '${id}' does not exist.`);
     await this.bus.publish('orgs', id);
+    await this.audit.record(actor, 'org.update', { type: 'org', id }, { before: auditedOrg(before), after: auditedOrg(org), orgId: id });
     return org;
   }
 
-  async addMember(orgId: string, userId: string, role: Role): Promise<void> {
+  async addMember(orgId: string, userId: string, role: Role, actor: Actor = ADMIN_ACTOR): Promise<void> {
     if (!(await this.repository.getOrg(orgId))) throw new GatewayError('not_found', `Organization '${orgId}' does not exist.`);
     if (!(await this.repository.getUser(userId))) throw new GatewayError('not_found', `User '${userId}' does not exist.`, { param: 'userId' });
+    const before = (await this.repository.getRole(orgId, userId)) ?? null;
     await this.repository.setMember(orgId, userId, role);
+    await this.audit.record(actor, 'member.update', { type: 'user', id: userId }, { before: { role: before }, after: { role }, orgId });
   }
 
   getRole(orgId: string, userId: string): Promise<Role | undefined> {
@@ -131,7 +146,7 @@ export class AccountsService {
    * repeated concurrently or after a crash (the ledger entry's id is fixed by the first claim); the same key with another
    * request is a 409.
    */
-  async adjust(account: AccountRef, amount: Money, description = 'admin adjustment', idempotencyKey?: string): Promise<Money> {
+  async adjust(account: AccountRef, amount: Money, description = 'admin adjustment', idempotencyKey?: string, actor: Actor = ADMIN_ACTOR): Promise<Money> {
     if (amount > MAX_AMOUNT || amount < -MAX_AMOUNT) throw new GatewayError('invalid_request', `amount: ${AMOUNT_RULE}`, { param: 'amount' });
     if (!(await this.exists(account))) throw new GatewayError('not_found', `${account.type === 'user' ? 'User' : 'Organization'} '${account.id}' does not exist.`);
     let entryId: string | undefined;
@@ -151,6 +166,11 @@ export class AccountsService {
     await this.bus.publish('balance', accountKey(account));
     const balance = (await this.balance(account))!;
     if (idempotencyKey !== undefined) await this.idempotency.complete(ADJUST_SCOPE, idempotencyKey, balance.toString());
+    await this.audit.record(actor, amount >= 0n ? 'balance.credit' : 'balance.debit', account, {
+      before: { balance: formatMoney(balance - amount) },
+      after: { balance: formatMoney(balance), amount: formatMoney(amount), note: description, idempotencyKey: idempotencyKey ?? null },
+      orgId: account.type === 'org' ? account.id : null,
+    });
     return balance;
   }
 

@@ -5,6 +5,9 @@ import type { Actor, AuditEntry, AuditQuery, AuditRepository } from './audit.ts'
 /** The operator's door (admin token, CLI) as an actor. */
 export const ADMIN_ACTOR: Actor = { type: 'admin', id: null, ip: null };
 
+/** The gateway itself (the demo user of a first start). */
+export const SYSTEM_ACTOR: Actor = { type: 'system', id: null, ip: null };
+
 /**
  * Records every admin, operator and org-owner action. Services call `record` after the change succeeded, with what the
  * target looked like before and after; every door (admin API, CLI, management API, console) thus leaves the same trail.

@@ -14,6 +14,7 @@ import * as ledgerKeyAudit from './0014-ledger-key-audit.ts';
 import * as keyManagement from './0015-key-management.ts';
 import * as orgsInvitationsBots from './0017-orgs-invitations-bots.ts';
 import * as requestLog from './0016-request-log.ts';
+import * as vouchers from './0018-vouchers.ts';
 
 /** Migrations in order; a new one is a new file added here. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -32,6 +33,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0015-key-management': keyManagement,
   '0017-orgs-invitations-bots': orgsInvitationsBots,
   '0016-request-log': requestLog,
+  '0018-vouchers': vouchers,
 };
 
 export const migrationProvider: MigrationProvider = {

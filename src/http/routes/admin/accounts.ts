@@ -4,11 +4,11 @@ import type { AccountsService } from '../../../features/accounts/accounts-servic
 import type { TasksService } from '../../../features/tasks/tasks-service.ts';
 import { GatewayError } from '../../../core/errors.ts';
 import { parseOrThrow } from '../../../dialects/validation.ts';
-import type { Org } from '../../../features/accounts/accounts.ts';
 import { formatMoney } from '../../../lib/money.ts';
 import { accountOf, accountQuery, moneyInput } from './admin-schemas.ts';
+import { orgView } from './orgs.ts';
+import { adminActor } from '../../actors.ts';
 
-const orgView = (org: Org) => ({ id: org.id, name: org.name, ownerId: org.ownerId, balance: formatMoney(org.balance), promptCaching: org.promptCaching });
 
 const userBody = z.object({
   name: z.string().min(1).max(200),
@@ -33,31 +33,24 @@ export function registerAccountRoutes(app: FastifyInstance, services: { accounts
       ...(body.email !== undefined ? { email: body.email } : {}),
       ...(body.password !== undefined ? { password: body.password } : {}),
       ...(body.operator !== undefined ? { operator: body.operator } : {}),
-    });
+    }, adminActor(request));
     return { id: user.id, name: user.name, balance: formatMoney(user.balance), email: user.email, operator: user.operator };
-  });
-
-  app.get('/admin/v1/users/:id', async (request) => {
-    const { id } = request.params as { id: string };
-    const user = await accounts.getUser(id);
-    if (!user) throw new GatewayError('not_found', `User '${id}' does not exist.`);
-    return { id: user.id, name: user.name, balance: formatMoney((await accounts.balance({ type: 'user', id })) ?? user.balance) };
   });
 
   app.post('/admin/v1/orgs', async (request) => {
     const body = parseOrThrow(orgBody, request.body);
-    return orgView(await accounts.createOrg(body));
+    return orgView(await accounts.createOrg(body, adminActor(request)));
   });
 
   app.patch('/admin/v1/orgs/:id', async (request) => {
     const { id } = request.params as { id: string };
-    return orgView(await accounts.updateOrg(id, parseOrThrow(orgPatch, request.body ?? {})));
+    return orgView(await accounts.updateOrg(id, parseOrThrow(orgPatch, request.body ?? {}), adminActor(request)));
   });
 
   app.post('/admin/v1/orgs/:id/members', async (request) => {
     const { id } = request.params as { id: string };
     const body = parseOrThrow(memberBody, request.body);
-    await accounts.addMember(id, body.userId, body.role);
+    await accounts.addMember(id, body.userId, body.role, adminActor(request));
     return { ok: true };
   });
 
@@ -66,7 +59,7 @@ export function registerAccountRoutes(app: FastifyInstance, services: { accounts
     const account = accountOf(parseOrThrow(accountQuery, { userId: body.userId, orgId: body.orgId }));
     const note = body.note ?? body.description ?? (body.amount >= 0n ? 'admin credit' : 'admin debit');
     const idempotencyKey = parseOrThrow(idempotencyHeader, request.headers['idempotency-key']);
-    const balance = await accounts.adjust(account, body.amount, note, idempotencyKey);
+    const balance = await accounts.adjust(account, body.amount, note, idempotencyKey, adminActor(request));
     return { balance: formatMoney(balance) };
   });
 
@@ -100,6 +93,9 @@ export function registerAccountRoutes(app: FastifyInstance, services: { accounts
         kind: entry.kind,
         requestId: entry.requestId,
         model: entry.model,
+        keyId: entry.keyId ?? null,
+        // `note` is DESIGN §10's name for it; `description` stays for existing clients.
+        note: entry.description,
         description: entry.description,
         createdAt: new Date(entry.createdAt).toISOString(),
       })),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AMOUNT_RULE, parseAmount } from '../../../lib/money.ts';
+import { decodeIdCursor } from '../../../lib/id-cursor.ts';
 
 /** Decimal text (or a JSON number, read as its decimal text) → Money. */
 export const moneyInput = z
@@ -19,3 +20,20 @@ export const accountQuery = z
 
 export const accountOf = (query: { userId?: string | undefined; orgId?: string | undefined }): { type: 'user' | 'org'; id: string } =>
   query.userId !== undefined ? { type: 'user', id: query.userId } : { type: 'org', id: query.orgId! };
+
+/** `?query=&limit=&cursor=` of every admin list (DESIGN §4); a cursor this gateway did not make is a 400. */
+export const listQuery = z.object({
+  query: z.string().min(1).max(200).optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  cursor: z
+    .string()
+    .max(400)
+    .refine((cursor) => decodeIdCursor(cursor) !== undefined, { message: 'is not a cursor from a previous page' })
+    .optional(),
+});
+
+/** The list shape of every admin and management list. */
+export const listOf = <T,>(data: T[], nextCursor: string | undefined) => ({ object: 'list' as const, data, next_cursor: nextCursor ?? null });
+
+/** ISO 8601 time → Unix milliseconds. */
+export const isoTime = z.iso.datetime({ offset: true }).transform((text) => Date.parse(text));

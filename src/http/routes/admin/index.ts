@@ -8,6 +8,13 @@ import type { Clock } from '../../../lib/clock.ts';
 import { registerAccountRoutes } from './accounts.ts';
 import { registerCatalogRoutes } from './catalog.ts';
 import { registerKeyRoutes } from './keys.ts';
+import { registerVoucherRoutes } from './vouchers.ts';
+import { registerUserRoutes } from './users.ts';
+import { registerOrgRoutes } from './orgs.ts';
+import { registerAuditRoutes } from './audit.ts';
+import type { DirectoryService } from '../../../features/accounts/directory-service.ts';
+import type { VouchersService } from '../../../features/vouchers/vouchers-service.ts';
+import type { AuditService } from '../../../features/audit/audit-service.ts';
 
 /** The services the admin API is a door onto (the CLI and the management API call the same methods). */
 export interface AdminServices {
@@ -16,6 +23,9 @@ export interface AdminServices {
   catalog: CatalogService;
   chatbot: ChatbotService;
   tasks: Pick<TasksService, 'deliveries'>;
+  vouchers: VouchersService;
+  audit: AuditService;
+  directory: DirectoryService;
   clock: Clock;
 }
 
@@ -29,6 +39,10 @@ export function registerAdminRoutes(app: FastifyInstance, services: AdminService
       registerAccountRoutes(admin, services);
       registerKeyRoutes(admin, services);
       registerCatalogRoutes(admin, services);
+      registerVoucherRoutes(admin, services);
+      registerUserRoutes(admin, services.directory);
+      registerOrgRoutes(admin, services.directory);
+      registerAuditRoutes(admin, services.audit);
     },
   );
 }

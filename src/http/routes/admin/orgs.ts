@@ -1,0 +1,35 @@
+import type { FastifyInstance } from 'fastify';
+import { parseOrThrow } from '../../../dialects/validation.ts';
+import type { Org } from '../../../features/accounts/accounts.ts';
+import type { DirectoryService } from '../../../features/accounts/directory-service.ts';
+import { formatMoney } from '../../../lib/money.ts';
+import { adminActor } from '../../actors.ts';
+import { listOf, listQuery } from './admin-schemas.ts';
+
+export const orgView = (org: Org) => ({ id: org.id, name: org.name, ownerId: org.ownerId, balance: formatMoney(org.balance), promptCaching: org.promptCaching });
+
+/** GET /admin/v1/orgs (list), GET and DELETE /admin/v1/orgs/:id, GET /admin/v1/orgs/:id/members (DESIGN §4). */
+export function registerOrgRoutes(app: FastifyInstance, directory: DirectoryService): void {
+  app.get('/admin/v1/orgs', async (request) => {
+    const query = parseOrThrow(listQuery, request.query);
+    const page = await directory.listOrgs({ limit: query.limit, ...(query.query ? { query: query.query } : {}), ...(query.cursor ? { cursor: query.cursor } : {}) });
+    return listOf(page.orgs.map(orgView), page.nextCursor);
+  });
+
+  app.get('/admin/v1/orgs/:id', async (request) => {
+    const { id } = request.params as { id: string };
+    const org = await directory.org(id);
+    return { ...orgView(org), members: org.members };
+  });
+
+  app.get('/admin/v1/orgs/:id/members', async (request) => {
+    const { id } = request.params as { id: string };
+    return listOf(await directory.members(id), undefined);
+  });
+
+  app.delete('/admin/v1/orgs/:id', async (request) => {
+    const { id } = request.params as { id: string };
+    await directory.deleteOrg(id, adminActor(request));
+    return { ok: true };
+  });
+}
