@@ -32,3 +32,24 @@ test('GET /v1/models and /v1/models/:id through the openai SDK, with SPEC 2.3 fi
     await gw.close();
   }
 });
+
+test('GET /api/v1/models: the storefront catalog, public, every kind, prices per 1M tokens, retirement state, nothing internal', async () => {
+  const gw = await startTestGateway();
+  try {
+    const response = await fetch(`${gw.url}/api/v1/models`);
+    assert.equal(response.status, 200, 'no credential needed');
+    const { data } = (await response.json()) as { data: Array<Record<string, unknown>> };
+    const byId = new Map(data.map((model) => [model.id, model]));
+    const gpt4o = byId.get('gpt-4o')!;
+    assert.equal(gpt4o.input_per_million, '2.50');
+    assert.equal(gpt4o.output_per_million, '10.00');
+    assert.equal(gpt4o.kind, 'chat');
+    assert.equal(gpt4o.vision, true);
+    assert.ok(data.some((model) => model.kind === 'media'), 'media models are in the storefront');
+    assert.equal(byId.get('gpt-4.5-preview')?.deprecated, true);
+    const text = JSON.stringify(data);
+    for (const internal of ['upstreamModel', 'apiKey', 'baseUrl', 'pricing']) assert.ok(!text.includes(internal), `${internal} is not shown`);
+  } finally {
+    await gw.close();
+  }
+});

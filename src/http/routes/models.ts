@@ -27,11 +27,36 @@ export function modelView(model: Model, now: number): Record<string, unknown> {
 }
 
 const TEXT_KINDS = new Set(['chat', 'embedding', 'moderation']);
+const ALL_KINDS = new Set(['chat', 'embedding', 'moderation', 'image', 'media', 'transcription']);
+
+/** Prices per 1,000,000 tokens as the storefront shows them (the catalog keeps them per 1,000). */
+const perMillion = (text: string): string => formatMoney((parseMoney(text) ?? 0n) * 1000n, 2);
+
+/** A catalog entry as the storefront and the console show it: every kind, prices per 1M tokens, retirement state. */
+function storefrontView(model: Model, now: number): Record<string, unknown> {
+  return {
+    ...modelView(model, now),
+    kind: model.kind,
+    family: model.family,
+    vision: model.vision === true,
+    input_per_million: perMillion(model.cost_context),
+    output_per_million: perMillion(model.cost_completion),
+    ...(model.cost_request !== undefined ? { cost_request: priceText(model.cost_request) } : {}),
+    ...(model.cost_minute !== undefined ? { cost_minute: priceText(model.cost_minute) } : {}),
+    retiring: model.retiresAt !== null && now < model.retiresAt,
+  };
+}
 
 export function registerModelsRoute(app: FastifyInstance, catalog: CatalogService, clock: Clock): void {
   app.get('/v1/models', { config: { name: 'models' } }, async (request) => {
     const now = clock.now();
     return { object: 'list', data: catalog.visible(request.apiKey?.allowedModels ?? null, TEXT_KINDS).map((model) => modelView(model, now)) };
+  });
+
+  // The storefront's catalog (DESIGN §10 GET /api/v1/models): public, every kind, nothing secret in it.
+  app.get('/api/v1/models', { config: { auth: 'none', name: 'catalog' } }, async () => {
+    const now = clock.now();
+    return { object: 'list', data: catalog.visible(null, ALL_KINDS).map((model) => storefrontView(model, now)) };
   });
 
   // OpenAI's `models.retrieve(id)`: one entry, under the same rules as the list.
