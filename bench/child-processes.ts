@@ -76,7 +76,7 @@ export function startChild(name: string, args: readonly string[], environment: N
 export async function waitUntilAnswering(child: Child, url: string, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child.hasExited()) throw new Error(`${child.name} exited before answering ${url}:\n${child.output()}`);
+    if (child.hasExited()) throw new Error(`${child.name} exited (${await child.exited}) before answering ${url}:\n${child.output()}`);
     try {
       const response = await fetch(url, { signal: AbortSignal.timeout(1_000) });
       await response.arrayBuffer();

@@ -11,7 +11,9 @@ export interface PortReservation {
  */
 export async function reservePort(host: string, port: number): Promise<PortReservation> {
   if (port === 0) return { release: async () => {} };
-  const server = createServer();
+  // A client that connects meanwhile (a load balancer or a benchmark polling /healthz) is turned away at once: a held
+  // connection would keep `close()` from finishing, and the gateway would never listen.
+  const server = createServer((socket) => socket.destroy());
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
       const reason = error.code === 'EADDRINUSE' ? 'is already in use' : `cannot be bound (${error.code ?? error.message})`;
