@@ -186,7 +186,8 @@ export function createServices(dependencies: AppDependencies): Services {
     retentionDays: config.requestLogDays,
   });
   book.onRecord(requestLog.charged);
-  const catalog = new CatalogService(new SqlCatalogRepository(storage.db, dependencies.secrets), bus, clock);
+  const audit = new AuditService(new SqlAuditRepository(storage.db), clock);
+  const catalog = new CatalogService(new SqlCatalogRepository(storage.db, dependencies.secrets), bus, clock, audit);
   const http = new HttpClient(config.upstreamTimeoutMs, { observe: metrics.observeUpstream });
   const providers = new ProviderRegistry(dependencies.defaultProviders, catalog, http);
   const keysRepository = new SqlKeysRepository(storage.db);
@@ -196,7 +197,6 @@ export function createServices(dependencies: AppDependencies): Services {
   const keyLimits = new KeyLimits(limiter, keySpend);
   const callDependencies: ModelCallDependencies = { metrics, catalog, providers, book, clock, keyLimits };
   const accountsRepository = new SqlAccountsRepository(storage.db);
-  const audit = new AuditService(new SqlAuditRepository(storage.db), clock);
   const accounts = new AccountsService(accountsRepository, ledger, book, clock, bus, new SqlIdempotencyRepository(storage.db), audit);
   const lastUsed = new LastUsedRecorder((ids, at) => keysRepository.touch(ids, at), clock, (error) => logger.warn({ err: error }, 'noting when a key was last used failed'));
   const keys = new KeysService(keysRepository, bus, clock, accounts, catalog, { limits: keyLimits, lastUsed, audit });

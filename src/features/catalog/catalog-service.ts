@@ -1,6 +1,8 @@
 import { GatewayError } from '../../core/errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { ChangeBus } from '../../lib/change-bus.ts';
+import type { Actor } from '../audit/audit.ts';
+import { ADMIN_ACTOR, type AuditService } from '../audit/audit-service.ts';
 import { OPERATOR_FIELDS, type CatalogRepository, type OperatorField, type ProviderRecord } from './catalog.ts';
 import { completeModel, modelSchema, type Model, type ModelInput, type ModelRecord } from './model.ts';
 
@@ -17,6 +19,8 @@ export class CatalogService {
     private readonly repository: CatalogRepository,
     private readonly bus: ChangeBus,
     private readonly clock: Clock,
+    /** Operators' model and provider changes are audited (absent in tools that only read the catalog). */
+    private readonly audit?: AuditService,
   ) {
     bus.subscribe((topic) => {
       if (topic === 'catalog') this.reloadInBackground();
@@ -71,16 +75,18 @@ export class CatalogService {
   }
 
   /** Creates or replaces a model (admin PUT); throws the zod error for invalid input. */
-  async putModel(id: string, input: Omit<ModelInput, 'id'>): Promise<Model> {
+  async putModel(id: string, input: Omit<ModelInput, 'id'>, actor: Actor = ADMIN_ACTOR): Promise<Model> {
     this.checkRedirect(id, input.deprecation_redirect_to);
+    const before = this.models.get(id);
     const record = modelSchema.parse({ ...input, id });
-    record.created ??= this.models.get(id)?.created ?? Math.floor(this.clock.now() / 1000);
+    record.created ??= before?.created ?? Math.floor(this.clock.now() / 1000);
     await this.save(record, input);
+    await this.audit?.record(actor, 'model.put', { type: 'model', id }, { before: before ?? null, after: record });
     return this.models.get(id)!;
   }
 
   /** Changes some fields of a model (admin PATCH); undefined when there is no such model. */
-  async patchModel(id: string, changes: Partial<ModelInput>): Promise<Model | undefined> {
+  async patchModel(id: string, changes: Partial<ModelInput>, actor: Actor = ADMIN_ACTOR): Promise<Model | undefined> {
     this.checkRedirect(id, changes.deprecation_redirect_to);
     const current = this.models.get(id);
     if (!current) return undefined;
@@ -88,6 +94,8 @@ export class CatalogService {
     const base: ModelInput = { ...rest, upstreamModel, family, title, created, owned_by };
     const record = modelSchema.parse({ ...base, ...changes, id });
     await this.save(record, changes);
+    // Prices and retirement (deprecated_at, deprecation_redirect_to) are what operators change here: the trail says who and when.
+    await this.audit?.record(actor, 'model.update', { type: 'model', id }, { before: pick(current, Object.keys(changes)), after: pick(record, Object.keys(changes)) });
     return this.models.get(id);
   }
 
@@ -117,9 +125,13 @@ export class CatalogService {
   }
 
   /** Creates or replaces a provider; its id is 1-64 lowercase letters, digits, - or _ (it names the provider in model records). */
-  async putProvider(provider: ProviderRecord): Promise<ProviderRecord> {
+  async putProvider(provider: ProviderRecord, actor: Actor = ADMIN_ACTOR): Promise<ProviderRecord> {
     if (!/^[a-z0-9][a-z0-9_-]{0,63}$/.test(provider.id)) throw new GatewayError('invalid_request', 'id: must be 1-64 lowercase letters, digits, - or _', { param: 'id' });
+    const before = this.providers.get(provider.id);
     await this.repository.upsertProvider(provider, this.clock.now());
+    // Never the API key: only whether one is set.
+    const view = (record: ProviderRecord | undefined) => record && { type: record.type, baseUrl: record.baseUrl, hasApiKey: record.apiKey !== null };
+    await this.audit?.record(actor, 'provider.put', { type: 'provider', id: provider.id }, { before: view(before) ?? null, after: view(provider) });
     await this.bus.publish('catalog', '');
     await this.reload();
     return this.providers.get(provider.id)!;
@@ -142,4 +154,10 @@ export class CatalogService {
     await this.bus.publish('catalog', record.id);
     await this.reload();
   }
+}
+
+/** The named fields of a record, for an audit entry's before and after. */
+function pick(record: object, fields: readonly string[]): Record<string, unknown> {
+  const source = record as Record<string, unknown>;
+  return Object.fromEntries(fields.filter((field) => field in source).map((field) => [field, source[field] ?? null]));
 }

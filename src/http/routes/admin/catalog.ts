@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { CatalogService } from '../../../features/catalog/catalog-service.ts';
+import type { ProviderRecord } from '../../../features/catalog/catalog.ts';
+import { adminActor } from '../../actors.ts';
 import { GatewayError } from '../../../core/errors.ts';
 import { parseOrThrow } from '../../../dialects/validation.ts';
 import { modelPatchSchema, modelSchema, type Model } from '../../../features/catalog/model.ts';
@@ -10,6 +12,9 @@ import { modelView } from '../models.ts';
 const providerBody = z.object({ type: z.enum(['openai', 'anthropic']), baseUrl: z.url(), apiKey: z.string().min(1).nullable().optional() });
 const modelPut = modelSchema.omit({ id: true });
 const modelPatch = modelPatchSchema;
+
+/** A provider as the admin API shows it: never its API key, only whether one is set. */
+const providerView = (provider: ProviderRecord) => ({ id: provider.id, type: provider.type, baseUrl: provider.baseUrl, hasApiKey: provider.apiKey !== null });
 
 function adminModelView(model: Model, now: number): Record<string, unknown> {
   const { retiresAt: _retiresAt, ...record } = model;
@@ -21,8 +26,24 @@ export function registerCatalogRoutes(app: FastifyInstance, services: { catalog:
   app.put('/admin/v1/providers/:id', async (request) => {
     const { id } = request.params as { id: string };
     const body = parseOrThrow(providerBody, request.body);
-    const provider = await services.catalog.putProvider({ id, type: body.type, baseUrl: body.baseUrl, apiKey: body.apiKey ?? null });
-    return { id: provider.id, type: provider.type, baseUrl: provider.baseUrl };
+    const provider = await services.catalog.putProvider({ id, type: body.type, baseUrl: body.baseUrl, apiKey: body.apiKey ?? null }, adminActor(request));
+    return providerView(provider);
+  });
+
+  app.get('/admin/v1/providers', async () => ({ object: 'list', data: services.catalog.listProviders().map(providerView), next_cursor: null }));
+
+  app.get('/admin/v1/providers/:id', async (request) => {
+    const { id } = request.params as { id: string };
+    const provider = services.catalog.provider(id);
+    if (!provider) throw new GatewayError('not_found', `The provider '${id}' does not exist.`);
+    return providerView(provider);
+  });
+
+  app.get('/admin/v1/models/:id', async (request) => {
+    const { id } = request.params as { id: string };
+    const model = services.catalog.get(id);
+    if (!model) throw new GatewayError('not_found', `The model '${id}' does not exist.`);
+    return adminModelView(model, services.clock.now());
   });
 
   app.get('/admin/v1/models', async () => {
@@ -33,13 +54,13 @@ export function registerCatalogRoutes(app: FastifyInstance, services: { catalog:
   app.put('/admin/v1/models/:id', async (request) => {
     const { id } = request.params as { id: string };
     const body = parseOrThrow(modelPut, request.body);
-    return adminModelView(await services.catalog.putModel(id, body), services.clock.now());
+    return adminModelView(await services.catalog.putModel(id, body, adminActor(request)), services.clock.now());
   });
 
   app.patch('/admin/v1/models/:id', async (request) => {
     const { id } = request.params as { id: string };
     const body = parseOrThrow(modelPatch, request.body ?? {});
-    const model = await services.catalog.patchModel(id, body);
+    const model = await services.catalog.patchModel(id, body, adminActor(request));
     if (!model) throw new GatewayError('not_found', `The model '${id}' does not exist.`);
     return adminModelView(model, services.clock.now());
   });
