@@ -115,6 +115,11 @@ describe('admin API (/admin/v1)', () => {
     expectAdminError(await gw.admin('POST', `/orgs/${org.body.id}/members`, { userId: member.body.id, role: 'king' }), 400, 'role: ');
     expectAdminError(await gw.admin('POST', '/orgs/org_nobody/members', { userId: member.body.id, role: 'member' }), 404);
     expectAdminError(await gw.admin('POST', `/orgs/${org.body.id}/members`, { userId: 'usr_nobody', role: 'admin' }), 404);
+
+    // The admin door keeps the organisation's rule too: its last owner cannot be demoted; after another owner is made, it can.
+    expectAdminError(await gw.admin('POST', `/orgs/${org.body.id}/members`, { userId: owner.body.id, role: 'member' }), 409);
+    assert.equal((await gw.admin('POST', `/orgs/${org.body.id}/members`, { userId: member.body.id, role: 'owner' })).status, 200);
+    assert.equal((await gw.admin('POST', `/orgs/${org.body.id}/members`, { userId: owner.body.id, role: 'member' })).status, 200);
   });
 
   test('POST /keys and DELETE /keys/:id: the key works, then stops at once; 400 and 404', async () => {

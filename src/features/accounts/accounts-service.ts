@@ -132,7 +132,11 @@ export class AccountsService {
     if (!(await this.repository.getOrg(orgId))) throw new GatewayError('not_found', `Organization '${orgId}' does not exist.`);
     if (!(await this.repository.getUser(userId))) throw new GatewayError('not_found', `User '${userId}' does not exist.`, { param: 'userId' });
     const before = (await this.repository.getRole(orgId, userId)) ?? null;
-    await this.repository.setMember(orgId, userId, role);
+    if (before === null) await this.repository.setMember(orgId, userId, role);
+    // A role change keeps the organisation's one rule at this door too: it never loses its last owner.
+    else if ((await this.repository.changeMember(orgId, userId, { role })) === 'last_owner') {
+      throw new GatewayError('conflict', 'The organization must keep an owner: make another member an owner first.', { codeA: 'last_owner' });
+    }
     await this.audit.record(actor, 'member.update', { type: 'user', id: userId }, { before: { role: before }, after: { role }, orgId });
   }
 
