@@ -100,6 +100,11 @@ import { SqlRequestLogRepository } from './storage/request-log-repository.ts';
 import { registerUsageRoutes } from './http/routes/management/usage.ts';
 import { registerAdminUsageRoutes } from './http/routes/admin/usage.ts';
 
+/** A hop count as Fastify runs it (its types take no number): trust the first `hops` proxies in front of the gateway. */
+function trustProxyOption(setting: boolean | number | string): boolean | string | ((address: string, hop: number) => boolean) {
+  return typeof setting === 'number' ? (_address, hop) => hop < setting : setting;
+}
+
 export interface AppDependencies {
   config: Readonly<Config>;
   storage: Storage;
@@ -328,6 +333,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<App> {
     logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
     forceCloseConnections: false,
+    trustProxy: trustProxyOption(dependencies.config.trustProxy),
   });
   registerObservability(server, services.metrics, services.activity, services.requestLog);
   await services.requestLog.maintain(true);

@@ -41,6 +41,7 @@ const environmentSchema = z.object({
   TOLLGATE_GENERATE_WAIT_MS: z.coerce.number().int().positive().default(60_000),
   TOLLGATE_METRICS_TOKEN: z.string().min(1).optional(),
   TOLLGATE_SIGNUP: z.enum(['closed', 'invite', 'open']).default('closed'),
+  TOLLGATE_TRUST_PROXY: z.string().min(1).optional(),
   OPENAI_API_KEY: z.string().optional(),
   OPENAI_BASE_URL: z.string().default('https://api.openai.com/v1'),
   ANTHROPIC_API_KEY: z.string().optional(),
@@ -91,10 +92,23 @@ export interface Config {
   metricsToken: string | undefined;
   /** Self sign-up (DESIGN §10): `closed` (operators create users), `invite` (only with an org invitation), `open`. */
   signup: SignupMode;
+  /**
+   * Behind a reverse proxy: which hops' `X-Forwarded-For` to believe for the client's address (login throttling, the admin-token
+   * limiter and the audit log key on it). `false` (default): none; `true`: any; a number: that many hops; else addresses/CIDRs.
+   */
+  trustProxy: boolean | number | string;
   vendors: {
     openai: { apiKey: string | undefined; baseUrl: string };
     anthropic: { apiKey: string | undefined; baseUrl: string };
   };
+}
+
+/** TOLLGATE_TRUST_PROXY as Fastify's `trustProxy` takes it. */
+function trustProxyOf(text: string | undefined): boolean | number | string {
+  if (text === undefined || text === 'false') return false;
+  if (text === 'true') return true;
+  if (/^\d+$/.test(text)) return Number(text);
+  return text;
 }
 
 /** A configuration the gateway refuses to start with; its message is meant for the operator as it is. */
@@ -137,6 +151,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Readon
     generateWaitMs: env.TOLLGATE_GENERATE_WAIT_MS,
     metricsToken: env.TOLLGATE_METRICS_TOKEN,
     signup: env.TOLLGATE_SIGNUP,
+    trustProxy: trustProxyOf(env.TOLLGATE_TRUST_PROXY),
     vendors: {
       openai: { apiKey: env.OPENAI_API_KEY, baseUrl: env.OPENAI_BASE_URL },
       anthropic: { apiKey: env.ANTHROPIC_API_KEY, baseUrl: env.ANTHROPIC_BASE_URL },
