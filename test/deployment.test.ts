@@ -68,7 +68,7 @@ describe('container deployment files (DESIGN §15)', () => {
     const known = variablesTheGatewayReads();
     const environment = gateway.environment ?? {};
     for (const name of Object.keys(environment)) assert.ok(known.has(name), `${name} is a variable the gateway reads`);
-    for (const name of ['DATABASE_URL', 'REDIS_URL', 'TOLLGATE_SECRET_KEY', 'TOLLGATE_ADMIN_TOKEN', 'TOLLGATE_TRUST_PROXY']) {
+    for (const name of ['HOST', 'DATABASE_URL', 'REDIS_URL', 'TOLLGATE_SECRET_KEY', 'TOLLGATE_ADMIN_TOKEN', 'TOLLGATE_TRUST_PROXY']) {
       assert.ok(name in environment, `the replicas share ${name}`);
     }
     assert.match(environment.DATABASE_URL!, /^postgres:\/\/.*@postgres:5432\//);
