@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { ManualClock } from '../src/lib/clock.ts';
 import { parseMoney } from '../src/lib/money.ts';
-import { api, createAssistant, newChatId, newMention } from './helpers/assistants-e2e.ts';
+import { createAssistant, newChatId, newMention } from './helpers/assistants-e2e.ts';
 import { ledger, waitFor, type LedgerRow } from './helpers/e2e.ts';
 import { startTestGateway, type TestGateway } from './helpers/gateway.ts';
 import { createCustomer, signIn, type SignedInClient } from './helpers/management.ts';
@@ -27,7 +27,6 @@ const nanos = (text: string): bigint => {
   return value!;
 };
 const total = (values: readonly string[]): bigint => values.reduce((sum, value) => sum + nanos(value), 0n);
-const DAY_MS = 86_400_000;
 const hello = [{ role: 'user', content: 'Hello there, how are you today?' }];
 
 async function settle(gw: TestGateway): Promise<void> {
