@@ -8,6 +8,7 @@ import { ledger, waitFor, type LedgerRow } from './helpers/e2e.ts';
 import { startTestGateway, type TestGateway } from './helpers/gateway.ts';
 import { createCustomer, signIn, type SignedInClient } from './helpers/management.ts';
 import { wavOfSeconds } from './helpers/tasks.ts';
+import { startChatService } from './helpers/chat-service.ts';
 
 /**
  * The request log's accounting (issue 12, item 3): every billed non-stream answer's `x-tollgate-cost` is its ledger charge;
@@ -135,6 +136,41 @@ for (const database of ['sqlite', 'postgres'] as const) {
       assert.equal(nanos(byEndpoint.find((row) => row.endpoint === 'imagegen.imagine')!.cost), 0n, 'the refund counts where the charge did');
       const rows = (await client.call<List<Row>>('GET', '/requests')).body.data;
       assert.equal(nanos(rows.find((row) => row.endpoint === 'imagegen.imagine')!.cost), createdCost, 'the row keeps what was charged then');
+    });
+
+    test("a chat-bot's replies (made by a job, not a request) are logged and counted: /usage stays equal to the ledger", async () => {
+      const customer = await createCustomer(gw, { balance: '5.00' });
+      const key = (await gw.admin<{ key: string }>('POST', '/keys', { userId: customer.userId })).body.key;
+      const assistant = await createAssistant(gw, key, { mention: newMention('botlog'), title: 'Support', instruction: 'Be kind.', modelId: 'gpt-4o-mini' });
+      const service = await startChatService();
+      try {
+        const bot = await gw.admin<{ id: string; token: string }>('POST', '/bots', { userId: customer.userId, assistantId: assistant.id, webhookUrl: service.url });
+        assert.equal(bot.status, 200, JSON.stringify(bot.body));
+        const event = {
+          id: crypto.randomUUID(), site_id: '1', client_id: 'client-1', chat_id: `chat-${crypto.randomUUID()}`, agents_online: false,
+          sender: { id: 1, name: 'Client' }, message: { type: 'TEXT', text: 'Do you deliver on Sundays?', timestamp: Math.floor(gw.clock.now() / 1000) },
+          channel: { id: '1', type: 'widget' }, event: 'CLIENT_MESSAGE',
+        };
+        const sent = await fetch(`${gw.url}/api/bot`, { method: 'POST', headers: { authorization: bot.body.token, 'content-type': 'application/json' }, body: JSON.stringify(event) });
+        assert.equal(sent.status, 200, await sent.text());
+        await gw.app.services.runner.runDue();
+        assert.equal(service.delivered.filter((delivery) => delivery.json.event === 'BOT_MESSAGE').length, 1, 'the bot replied');
+        await settle(gw);
+
+        const client = await signIn(gw, customer);
+        const sums = await usageAndLedger(gw, client, customer.userId, '2026-11-01', '2026-11-01');
+        const charge = sums.rows.find((row) => row.description?.startsWith('assistant.chat'));
+        assert.ok(charge, 'the reply was charged');
+        assert.equal(sums.usage, sums.ledger, 'Σ usage = Σ ledger, the reply included');
+        const row = (await client.call<List<Row & { keyId: string }>>('GET', '/requests')).body.data.find((candidate) => candidate.endpoint === 'bot.reply');
+        assert.ok(row, 'the reply has its row');
+        assert.equal(row.id, charge.requestId);
+        assert.equal(row.keyId, bot.body.id, "logged under the bot's id");
+        assert.equal(nanos(row.cost), -nanos(charge.amount));
+        assert.ok(row.input_tokens > 0 && row.output_tokens > 0, 'with the tokens of its model calls');
+      } finally {
+        await service.close();
+      }
     });
 
     test('a page holding exactly the last rows has no next_cursor; a cursor never leads to an empty page', async () => {
