@@ -235,7 +235,7 @@ export function createServices(dependencies: AppDependencies): Services {
   const bots = new SqlBotsRepository(storage.db, jobs);
   const chatbot = new ChatbotService(bots, book, secrets, clock, config.allowPrivateUrls, accounts, assistantsRepository);
   const tasks = new TasksService(callDependencies, tasksRepository, secrets, config.allowPrivateUrls, config.imagineModel);
-  runner.handle('bot.reply', new BotReplyWorker({ bots, assistants: assistantsRepository, chat: assistantChat, catalog, book, clock, logger: logger.child({ component: 'chatbot' }) }).run);
+  runner.handle('bot.reply', new BotReplyWorker({ bots, assistants: assistantsRepository, chat: assistantChat, catalog, book, clock, logger: logger.child({ component: 'chatbot' }), requestLog }).run);
   runner.handle('bot.deliver', new BotOutboxDispatcher(bots, secrets, clock, logger.child({ component: 'chatbot' }), { allowPrivateUrls: config.allowPrivateUrls, timeoutMs: config.webhookTimeoutMs }).deliver);
   const sessions = new SessionsService(accountsRepository, new SqlSessionsRepository(storage.db), clock);
   const orgs = new OrgsService(accounts, accountsRepository, audit);
