@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AccountsService } from '../../../features/accounts/accounts-service.ts';
 import type { CatalogService } from '../../../features/catalog/catalog-service.ts';
-import type { ChatbotService } from '../../../features/chatbot/chatbot-service.ts';
+import type { BotIntegrationsService } from '../../../features/chatbot/bot-integrations-service.ts';
 import type { KeysService } from '../../../features/keys/keys-service.ts';
 import type { TasksService } from '../../../features/tasks/tasks-service.ts';
 import type { Clock } from '../../../lib/clock.ts';
@@ -12,6 +12,7 @@ import { registerVoucherRoutes } from './vouchers.ts';
 import { registerUserRoutes } from './users.ts';
 import { registerOrgRoutes } from './orgs.ts';
 import { registerAuditRoutes } from './audit.ts';
+import { registerAdminBotRoutes } from './bots.ts';
 import type { DirectoryService } from '../../../features/accounts/directory-service.ts';
 import type { VouchersService } from '../../../features/vouchers/vouchers-service.ts';
 import type { AuditService } from '../../../features/audit/audit-service.ts';
@@ -21,7 +22,7 @@ export interface AdminServices {
   accounts: AccountsService;
   keys: KeysService;
   catalog: CatalogService;
-  chatbot: ChatbotService;
+  botIntegrations: BotIntegrationsService;
   tasks: Pick<TasksService, 'deliveries'>;
   vouchers: VouchersService;
   audit: AuditService;
@@ -43,6 +44,7 @@ export function registerAdminRoutes(app: FastifyInstance, services: AdminService
       registerUserRoutes(admin, services.directory);
       registerOrgRoutes(admin, services.directory);
       registerAuditRoutes(admin, services.audit);
+      registerAdminBotRoutes(admin, services.botIntegrations);
     },
   );
 }
