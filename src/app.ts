@@ -296,7 +296,7 @@ function registerRoutes(server: FastifyInstance, services: Services): void {
   registerAssistantRoutes(server, { assistants: services.assistants, assistantChat: services.assistantChat, models: services.catalog });
   registerKnowledgeRoutes(server, services.knowledge);
   registerChatbotRoutes(server, services.chatbot);
-  registerAdminRoutes(server, { accounts: services.accounts, keys: services.keys, catalog: services.catalog, botIntegrations: services.botIntegrations, tasks: services.tasks, vouchers: services.vouchers, audit: services.audit, directory: services.directory, clock });
+  registerAdminRoutes(server, { accounts: services.accounts, keys: services.keys, catalog: services.catalog, botIntegrations: services.botIntegrations, tasks: services.tasks, vouchers: services.vouchers, audit: services.audit, directory: services.directory, orgs: services.orgs, clock });
   registerAdminUsageRoutes(server, services.usage);
   registerManagementRoutes(server, services);
 }

@@ -14,6 +14,7 @@ import { registerOrgRoutes } from './orgs.ts';
 import { registerAuditRoutes } from './audit.ts';
 import { registerAdminBotRoutes } from './bots.ts';
 import type { DirectoryService } from '../../../features/accounts/directory-service.ts';
+import type { OrgsService } from '../../../features/accounts/orgs-service.ts';
 import type { VouchersService } from '../../../features/vouchers/vouchers-service.ts';
 import type { AuditService } from '../../../features/audit/audit-service.ts';
 
@@ -27,6 +28,7 @@ export interface AdminServices {
   vouchers: VouchersService;
   audit: AuditService;
   directory: DirectoryService;
+  orgs: OrgsService;
   clock: Clock;
 }
 
@@ -42,7 +44,7 @@ export function registerAdminRoutes(app: FastifyInstance, services: AdminService
       registerCatalogRoutes(admin, services);
       registerVoucherRoutes(admin, services);
       registerUserRoutes(admin, services.directory);
-      registerOrgRoutes(admin, services.directory);
+      registerOrgRoutes(admin, services);
       registerAuditRoutes(admin, services.audit);
       registerAdminBotRoutes(admin, services.botIntegrations);
     },
