@@ -3,7 +3,7 @@ import type { AccountsService } from '../../../features/accounts/accounts-servic
 import type { CatalogService } from '../../../features/catalog/catalog-service.ts';
 import type { BotIntegrationsService } from '../../../features/chatbot/bot-integrations-service.ts';
 import type { KeysService } from '../../../features/keys/keys-service.ts';
-import type { TasksService } from '../../../features/tasks/tasks-service.ts';
+import type { WebhookDeliveriesService } from '../../../features/webhooks/deliveries-service.ts';
 import type { Clock } from '../../../lib/clock.ts';
 import { registerAccountRoutes } from './accounts.ts';
 import { registerCatalogRoutes } from './catalog.ts';
@@ -13,6 +13,7 @@ import { registerUserRoutes } from './users.ts';
 import { registerOrgRoutes } from './orgs.ts';
 import { registerAuditRoutes } from './audit.ts';
 import { registerAdminBotRoutes } from './bots.ts';
+import { registerDeliveryRoutes } from './deliveries.ts';
 import type { DirectoryService } from '../../../features/accounts/directory-service.ts';
 import type { OrgsService } from '../../../features/accounts/orgs-service.ts';
 import type { VouchersService } from '../../../features/vouchers/vouchers-service.ts';
@@ -24,7 +25,7 @@ export interface AdminServices {
   keys: KeysService;
   catalog: CatalogService;
   botIntegrations: BotIntegrationsService;
-  tasks: Pick<TasksService, 'deliveries'>;
+  deliveries: WebhookDeliveriesService;
   vouchers: VouchersService;
   audit: AuditService;
   directory: DirectoryService;
@@ -47,6 +48,7 @@ export function registerAdminRoutes(app: FastifyInstance, services: AdminService
       registerOrgRoutes(admin, services);
       registerAuditRoutes(admin, services.audit);
       registerAdminBotRoutes(admin, services.botIntegrations);
+      registerDeliveryRoutes(admin, services.deliveries);
     },
   );
 }
