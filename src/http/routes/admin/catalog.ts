@@ -15,7 +15,7 @@ const modelPut = modelSchema.omit({ id: true });
 const modelPatch = modelPatchSchema;
 
 /** A provider as the admin API shows it: never its API key, only whether one is set. */
-const providerView = (provider: ProviderRecord) => ({ id: provider.id, type: provider.type, baseUrl: provider.baseUrl, hasApiKey: provider.apiKey !== null });
+export const providerView = (provider: ProviderRecord) => ({ id: provider.id, type: provider.type, baseUrl: provider.baseUrl, hasApiKey: provider.apiKey !== null });
 
 function adminModelView(model: Model, now: number): Record<string, unknown> {
   const { retiresAt: _retiresAt, ...record } = model;
