@@ -41,6 +41,7 @@ import { TaskCompletions } from './features/tasks/task-completions.ts';
 import { TasksService } from './features/tasks/tasks-service.ts';
 import { TranscriptionService } from './features/tasks/transcription-service.ts';
 import { WebhookDispatcher } from './features/webhooks/webhook-dispatcher.ts';
+import { WebhookDeliveriesService } from './features/webhooks/deliveries-service.ts';
 import { registerFileRoutes } from './http/routes/files.ts';
 import { registerImagegenRoutes } from './http/routes/imagegen.ts';
 import { registerMediaRoutes } from './http/routes/media.ts';
@@ -154,6 +155,8 @@ export interface Services {
   moderations: ModerationsService;
   messages: MessagesService;
   tasks: TasksService;
+  /** Task webhook deliveries as the operator sees and retries them. */
+  deliveries: WebhookDeliveriesService;
   media: MediaTasksService;
   transcriptions: TranscriptionService;
   assistants: AssistantsService;
@@ -282,6 +285,7 @@ export function createServices(dependencies: AppDependencies): Services {
     moderations: new ModerationsService(callDependencies),
     messages: new MessagesService(callDependencies, accounts, dependencies.hashSecret),
     tasks,
+    deliveries: new WebhookDeliveriesService(tasksRepository, audit, clock),
     media: new MediaTasksService(tasks, catalog, completions, clock, { generateWaitMs: config.generateWaitMs }),
     transcriptions: new TranscriptionService(callDependencies, tasks),
     runner,
@@ -315,7 +319,7 @@ function registerRoutes(server: FastifyInstance, services: Services): void {
   registerAssistantRoutes(server, { assistants: services.assistants, assistantChat: services.assistantChat, models: services.catalog });
   registerKnowledgeRoutes(server, services.knowledge);
   registerChatbotRoutes(server, services.chatbot);
-  registerAdminRoutes(server, { accounts: services.accounts, keys: services.keys, catalog: services.catalog, chatbot: services.chatbot, tasks: services.tasks, vouchers: services.vouchers, payments: services.payments, audit: services.audit, directory: services.directory, clock });
+  registerAdminRoutes(server, { accounts: services.accounts, keys: services.keys, catalog: services.catalog, botIntegrations: services.botIntegrations, deliveries: services.deliveries, vouchers: services.vouchers, payments: services.payments, audit: services.audit, directory: services.directory, orgs: services.orgs, clock });
   registerAdminUsageRoutes(server, services.usage);
   registerManagementRoutes(server, services);
 }

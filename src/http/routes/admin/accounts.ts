@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { AccountsService } from '../../../features/accounts/accounts-service.ts';
-import type { TasksService } from '../../../features/tasks/tasks-service.ts';
 import { GatewayError } from '../../../core/errors.ts';
 import { parseOrThrow } from '../../../dialects/validation.ts';
 import { formatMoney } from '../../../lib/money.ts';
@@ -24,7 +23,7 @@ const balanceBody = z.object({ userId: z.string().min(1).optional(), orgId: z.st
 const idempotencyHeader = z.string().min(1).max(200).optional();
 
 /** Users, organisations, members, balances and the ledger (DESIGN §4). */
-export function registerAccountRoutes(app: FastifyInstance, services: { accounts: AccountsService; tasks: Pick<TasksService, 'deliveries'> }): void {
+export function registerAccountRoutes(app: FastifyInstance, services: { accounts: AccountsService }): void {
   const { accounts } = services;
 
   app.post('/admin/v1/users', async (request) => {
@@ -68,18 +67,6 @@ export function registerAccountRoutes(app: FastifyInstance, services: { accounts
     const balance = await accounts.balance(account);
     if (balance === undefined) throw new GatewayError('not_found', `No such ${account.type === 'user' ? 'user' : 'organization'} '${account.id}'.`);
     return { balance: formatMoney(balance) };
-  });
-
-  app.get('/admin/v1/deliveries', async (request) => {
-    const { taskId } = parseOrThrow(z.object({ taskId: z.string().min(1) }), request.query);
-    const deliveries = await services.tasks.deliveries(taskId);
-    return {
-      object: 'list',
-      data: deliveries.map((delivery) => ({
-        ...delivery,
-        at: new Date(delivery.at).toISOString(),
-      })),
-    };
   });
 
   app.get('/admin/v1/ledger', async (request) => {

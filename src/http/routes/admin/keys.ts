@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { ChatbotService } from '../../../features/chatbot/chatbot-service.ts';
 import type { KeysService } from '../../../features/keys/keys-service.ts';
 import { GatewayError } from '../../../core/errors.ts';
 import { parseOrThrow } from '../../../dialects/validation.ts';
@@ -26,22 +25,8 @@ const keyListQuery = z.object({
 });
 
 
-const botBody = z.object({
-  userId: z.string().min(1),
-  orgId: z.string().min(1).nullable().optional(),
-  assistantId: z.string().min(1),
-  webhookUrl: z.string().min(1).nullable().optional(),
-  name: z.string().trim().min(1).max(200).nullable().optional(),
-});
-
-/** API keys and bots (DESIGN §4); the rules (owner, org membership, allowed models, assistant) are the services'. */
-export function registerKeyRoutes(app: FastifyInstance, services: { keys: KeysService; chatbot: ChatbotService }): void {
-  app.post('/admin/v1/bots', async (request) => {
-    const body = parseOrThrow(botBody, request.body);
-    const { bot, token } = await services.chatbot.create({ userId: body.userId, orgId: body.orgId ?? null, assistantId: body.assistantId, webhookUrl: body.webhookUrl ?? null, name: body.name ?? null });
-    return { id: bot.id, name: bot.name, token, userId: bot.userId, orgId: bot.orgId, assistantId: bot.assistantId, webhookUrl: bot.webhookUrl };
-  });
-
+/** API keys (DESIGN §4); the rules (owner, org membership, allowed models) are the service's. Bots: bots.ts. */
+export function registerKeyRoutes(app: FastifyInstance, services: { keys: KeysService }): void {
   app.post('/admin/v1/keys', async (request) => {
     const body = parseOrThrow(keyBody, request.body);
     const fields = keyChangesOf(body);
