@@ -99,6 +99,7 @@ import { UsageService } from './features/usage/usage-service.ts';
 import { SqlRequestLogRepository } from './storage/request-log-repository.ts';
 import { registerUsageRoutes } from './http/routes/management/usage.ts';
 import { registerAdminUsageRoutes } from './http/routes/admin/usage.ts';
+import { registerWebRoutes } from './http/routes/web.ts';
 
 export interface AppDependencies {
   config: Readonly<Config>;
@@ -299,6 +300,8 @@ function registerRoutes(server: FastifyInstance, services: Services): void {
   registerAdminRoutes(server, { accounts: services.accounts, keys: services.keys, catalog: services.catalog, chatbot: services.chatbot, tasks: services.tasks, vouchers: services.vouchers, audit: services.audit, directory: services.directory, clock });
   registerAdminUsageRoutes(server, services.usage);
   registerManagementRoutes(server, services);
+  // The web app (DESIGN §11): its paths and assets only, after the API's routes.
+  registerWebRoutes(server);
 }
 
 /** The management API (/api/v1, DESIGN §10): the console's and scripts' door onto the same services. */
