@@ -1,4 +1,6 @@
-import { createRootRoute, createRoute, createRouter, Link, Outlet } from '@tanstack/react-router';
+import { createRootRoute, createRoute, createRouter, Link, Outlet, redirect } from '@tanstack/react-router';
+import { queryClient } from './api/query-client.ts';
+import { sessionQuery } from './api/session.ts';
 import { ConsoleLayout } from './components/console-layout.tsx';
 import { BillingPage } from './routes/console/billing.tsx';
 import { BotsPage } from './routes/console/bots.tsx';
@@ -45,7 +47,16 @@ const signup = createRoute({ getParentRoute: () => root, path: '/signup', compon
 const invite = createRoute({ getParentRoute: () => root, path: '/invite/$token', component: InvitePage });
 const reset = createRoute({ getParentRoute: () => root, path: '/reset/$token', component: ResetPage });
 
-const consoleRoot = createRoute({ getParentRoute: () => root, path: '/console', component: ConsoleLayout });
+const consoleRoot = createRoute({
+  getParentRoute: () => root,
+  path: '/console',
+  component: ConsoleLayout,
+  // Signed-out visitors sign in first, then come back to the page they asked for.
+  beforeLoad: async ({ location }) => {
+    const session = await queryClient.ensureQueryData(sessionQuery);
+    if (!session) throw redirect({ to: '/login', search: { next: location.pathname } });
+  },
+});
 const overview = createRoute({ getParentRoute: () => consoleRoot, path: '/', component: OverviewPage });
 const keys = createRoute({ getParentRoute: () => consoleRoot, path: '/keys', component: KeysPage });
 const usage = createRoute({ getParentRoute: () => consoleRoot, path: '/usage', component: UsagePage });

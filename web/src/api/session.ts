@@ -3,8 +3,7 @@ import { ApiError, api, rememberCsrf } from './client.ts';
 import type { Me, Session } from './types.ts';
 
 /** The signed-in session, or null when nobody is signed in (401). */
-export function useSession() {
-  return useQuery({
+export const sessionQuery = {
     queryKey: ['session'],
     queryFn: async (): Promise<Session | null> => {
       try {
@@ -21,7 +20,10 @@ export function useSession() {
     },
     staleTime: 60_000,
     retry: false,
-  });
+};
+
+export function useSession() {
+  return useQuery(sessionQuery);
 }
 
 /** The user with balances and organisations (GET /api/v1/me). */

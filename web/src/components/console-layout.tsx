@@ -1,5 +1,5 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { Link, Navigate, Outlet, useLocation, useNavigate } from '@tanstack/react-router';
+import { Link, Outlet, useNavigate } from '@tanstack/react-router';
 import { useState } from 'react';
 import { api, rememberCsrf } from '../api/client.ts';
 import { useMe, useSession } from '../api/session.ts';
@@ -14,13 +14,11 @@ const LINKS = [
   { to: '/console/bots', label: 'Bots' },
 ] as const;
 
-/** The signed-in frame of every /console page: navigation, the user, sign out. Signed-out visitors go to /login. */
+/** The signed-in frame of every /console page: navigation, the user, sign out (the route's guard sends others to /login). */
 export function ConsoleLayout() {
   const session = useSession();
-  const location = useLocation();
   if (session.isPending) return <Loading what="your session" />;
   if (session.error) return <ErrorNote error={session.error} what="Checking your session" />;
-  if (!session.data) return <Navigate to="/login" search={{ next: location.pathname }} />;
   return (
     <div className="console">
       <ConsoleNav />
