@@ -26,7 +26,8 @@ export function TimeChart({ days, series, summary, unit }: { days: string[]; ser
         height: 220,
         tzDate: (seconds) => uPlot.tzDate(new Date(seconds * 1000), 'Etc/UTC'),
         series: [{}, ...series.map((entry, index) => ({ label: entry.label, stroke: COLOURS[index % COLOURS.length], width: 2, value: (_plot: uPlot, value: number | null) => (value === null ? '—' : `${value.toLocaleString()} ${unit}`) }))],
-        axes: [{}, { size: 70 }],
+        // Small spends (fractions of a cent) keep their significant digits on the axis.
+        axes: [{}, { size: 80, values: (_plot: uPlot, ticks: number[]) => ticks.map((tick) => String(Number(tick.toPrecision(3)))) }],
         legend: { show: series.length > 0 },
       },
       [x, ...series.map((entry) => entry.values)],

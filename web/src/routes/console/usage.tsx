@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { api, query } from '../../api/client.ts';
 import type { List, UsageRow } from '../../api/types.ts';
 import { ErrorNote, Loading } from '../../components/status.tsx';
@@ -37,7 +37,9 @@ export function UsagePage() {
   };
   const days = daysBetween(range.from, range.to);
   const rows = totals.data?.data ?? [];
-  const csv = totals.data ? URL.createObjectURL(new Blob([csvOf(rows, range.dimension)], { type: 'text/csv' })) : undefined;
+  // One object URL per answer, released when the next replaces it.
+  const csv = useMemo(() => (totals.data ? URL.createObjectURL(new Blob([csvOf(totals.data.data, range.dimension)], { type: 'text/csv' })) : undefined), [totals.data, range.dimension]);
+  useEffect(() => () => (csv ? URL.revokeObjectURL(csv) : undefined), [csv]);
   return (
     <>
       <h1>Usage</h1>
