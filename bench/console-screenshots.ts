@@ -1,5 +1,5 @@
 // `npm run screenshots:console`: PNGs of the web console's main pages for docs/screenshots/, taken in Chromium against a
-// gateway on the simulator with a little real traffic (a key, a few calls, a voucher, an org), at 1280 px and at 375 px.
+// gateway on the simulator with a little real traffic (two keys, a few calls, an org), at 1280 px and at 375 px.
 
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
