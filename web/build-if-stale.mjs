@@ -2,7 +2,7 @@
 // Builds the web app (web/ → web/dist) when the build is missing or older than its sources, so `npm start`, `npm test`
 // and the console's browser tests never run against a stale build; an up-to-date build costs one directory walk.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,9 +24,35 @@ export function webBuildIsFresh() {
   return statSync(built).mtimeMs >= Math.max(...inputs.map(newestInput));
 }
 
+const LOCK = join(WEB, '.build-lock');
+
+/** Test files start in parallel: one builds while the others wait, then find the build fresh (a stale lock expires). */
+function withLock(work) {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    try {
+      mkdirSync(LOCK);
+      break;
+    } catch {
+      if (existsSync(LOCK) && Date.now() - statSync(LOCK).mtimeMs > 120_000) rmSync(LOCK, { recursive: true, force: true });
+      if (Date.now() > deadline) throw new Error(`waiting for another web build (${LOCK}) timed out`);
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+    }
+  }
+  try {
+    return work();
+  } finally {
+    rmSync(LOCK, { recursive: true, force: true });
+  }
+}
+
 /** Builds web/dist unless it is fresh (or `force`). Returns what it did. */
 export function buildWeb({ force = false } = {}) {
   if (!force && webBuildIsFresh()) return 'fresh';
+  return withLock(() => (!force && webBuildIsFresh() ? 'fresh' : runVite()));
+}
+
+function runVite() {
   let vite;
   try {
     vite = join(dirname(createRequire(import.meta.url).resolve('vite/package.json')), 'bin', 'vite.js');
