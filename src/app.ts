@@ -100,6 +100,7 @@ import { UsageService } from './features/usage/usage-service.ts';
 import { SqlRequestLogRepository } from './storage/request-log-repository.ts';
 import { registerUsageRoutes } from './http/routes/management/usage.ts';
 import { registerAdminUsageRoutes } from './http/routes/admin/usage.ts';
+import { registerWebRoutes } from './http/routes/web.ts';
 import { PaymentsService } from './features/payments/payments-service.ts';
 import { StripeVendor } from './features/payments/stripe-vendor.ts';
 import { SqlPaymentsRepository } from './storage/payments-repository.ts';
@@ -322,6 +323,8 @@ function registerRoutes(server: FastifyInstance, services: Services): void {
   registerAdminRoutes(server, { accounts: services.accounts, keys: services.keys, catalog: services.catalog, botIntegrations: services.botIntegrations, deliveries: services.deliveries, vouchers: services.vouchers, payments: services.payments, audit: services.audit, directory: services.directory, orgs: services.orgs, clock });
   registerAdminUsageRoutes(server, services.usage);
   registerManagementRoutes(server, services);
+  // The web app (DESIGN §11): its paths and assets only, after the API's routes.
+  registerWebRoutes(server);
 }
 
 /** The management API (/api/v1, DESIGN §10): the console's and scripts' door onto the same services. */
