@@ -41,6 +41,7 @@ const environmentSchema = z.object({
   TOLLGATE_GENERATE_WAIT_MS: z.coerce.number().int().positive().default(60_000),
   TOLLGATE_METRICS_TOKEN: z.string().min(1).optional(),
   TOLLGATE_SIGNUP: z.enum(['closed', 'invite', 'open']).default('closed'),
+  TOLLGATE_OPENAPI: z.enum(['true', 'false', '1', '0', '']).optional(),
   OPENAI_API_KEY: z.string().optional(),
   OPENAI_BASE_URL: z.string().default('https://api.openai.com/v1'),
   ANTHROPIC_API_KEY: z.string().optional(),
@@ -91,6 +92,8 @@ export interface Config {
   metricsToken: string | undefined;
   /** Self sign-up (DESIGN §10): `closed` (operators create users), `invite` (only with an org invitation), `open`. */
   signup: SignupMode;
+  /** TOLLGATE_OPENAPI=false turns off GET /openapi.json and /docs (default on). */
+  openapi: boolean;
   vendors: {
     openai: { apiKey: string | undefined; baseUrl: string };
     anthropic: { apiKey: string | undefined; baseUrl: string };
@@ -137,6 +140,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Readon
     generateWaitMs: env.TOLLGATE_GENERATE_WAIT_MS,
     metricsToken: env.TOLLGATE_METRICS_TOKEN,
     signup: env.TOLLGATE_SIGNUP,
+    openapi: env.TOLLGATE_OPENAPI !== 'false' && env.TOLLGATE_OPENAPI !== '0',
     vendors: {
       openai: { apiKey: env.OPENAI_API_KEY, baseUrl: env.OPENAI_BASE_URL },
       anthropic: { apiKey: env.ANTHROPIC_API_KEY, baseUrl: env.ANTHROPIC_BASE_URL },
