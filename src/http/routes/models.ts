@@ -48,19 +48,19 @@ function storefrontView(model: Model, now: number): Record<string, unknown> {
 }
 
 export function registerModelsRoute(app: FastifyInstance, catalog: CatalogService, clock: Clock): void {
-  app.get('/v1/models', { config: { name: 'models' } }, async (request) => {
+  app.get('/v1/models', { config: { name: 'models', doc: { summary: 'List the models this key may use (SPEC 4.9)', list: true } } }, async (request) => {
     const now = clock.now();
     return { object: 'list', data: catalog.visible(request.apiKey?.allowedModels ?? null, TEXT_KINDS).map((model) => modelView(model, now)) };
   });
 
   // The storefront's catalog (DESIGN §10 GET /api/v1/models): public, every kind, nothing secret in it.
-  app.get('/api/v1/models', { config: { auth: 'none', name: 'catalog' } }, async () => {
+  app.get('/api/v1/models', { config: { auth: 'none', name: 'catalog', doc: { summary: 'The public model catalog with prices (storefront)', list: true } } }, async () => {
     const now = clock.now();
     return { object: 'list', data: catalog.visible(null, ALL_KINDS).map((model) => storefrontView(model, now)) };
   });
 
   // OpenAI's `models.retrieve(id)`: one entry, under the same rules as the list.
-  app.get('/v1/models/:id', { config: { name: 'models.retrieve' } }, async (request) => {
+  app.get('/v1/models/:id', { config: { name: 'models.retrieve', doc: { summary: 'One model entry (SPEC 2.3)' } } }, async (request) => {
     const { id } = request.params as { id: string };
     const model = catalog.visibleModel(id, request.apiKey?.allowedModels ?? null, TEXT_KINDS);
     if (!model) throw modelNotFound(id);
