@@ -160,6 +160,56 @@ describe('GET /openapi.json', () => {
     assert.equal((tooFast.body as Json).error.param, 'rpm');
   });
 
+  test('every declared body and bounded query parameter refuses the document\'s counter-example over HTTP', async () => {
+    const { key } = await gateway.fundedKey();
+    const customer = await createCustomer(gateway);
+    const management = await managementKey(gateway, customer.userId);
+    const credentialOf = (operation: Json): string | null | undefined => {
+      const schemes = operation.security.flatMap((requirement: Json) => Object.keys(requirement));
+      if (schemes.length === 0) return null;
+      if (schemes.includes('apiKey')) return key;
+      if (schemes.includes('managementKey')) return management.key;
+      if (schemes.includes('adminToken')) return gateway.adminToken;
+      return undefined; // the bot token: its routes check it before the body
+    };
+    const send = async (method: string, path: string, credential: string | null, body?: unknown) => {
+      const response = await fetch(`${gateway.url}${path}`, {
+        method: method.toUpperCase(),
+        headers: { ...(credential ? { authorization: `Bearer ${credential}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      return { status: response.status, body: (await response.json()) as Json };
+    };
+    const probed: string[] = [];
+    const wrong: string[] = [];
+    // A route may look up the thing its path names first (404 for a made-up id): that says nothing about its declaration.
+    const refused = (status: number, template: string): boolean => status === 400 || (status === 404 && template.includes('{'));
+    for (const [template, item] of Object.entries(document.paths) as [string, Json][]) {
+      const path = template.replace(/\{[^}]+\}/g, 'no_such_thing');
+      for (const [method, operation] of Object.entries(item) as [string, Json][]) {
+        const credential = credentialOf(operation);
+        if (credential === undefined) continue;
+        const schema = operation.requestBody?.content?.['application/json']?.schema;
+        if (schema && (schema.required?.length > 0 || schema.additionalProperties === false)) {
+          // Without its required fields, or with a field the document does not list.
+          const counterExample = schema.required?.length > 0 ? {} : { no_such_field: 1 };
+          const answer = await send(method, path, credential, counterExample);
+          probed.push(`${method} ${template}`);
+          const shaped = template.startsWith('/v1/messages') ? answer.body.type === 'error' : typeof answer.body.error?.message === 'string';
+          if (!refused(answer.status, template) || !shaped) wrong.push(`${method} ${template} body ${JSON.stringify(counterExample)} → ${answer.status} ${JSON.stringify(answer.body)}`);
+        }
+        for (const parameter of (operation.parameters ?? []) as Json[]) {
+          if (parameter.in !== 'query' || typeof parameter.schema.maximum !== 'number') continue;
+          const answer = await send(method, `${path}?${parameter.name}=${parameter.schema.maximum + 1}`, credential);
+          probed.push(`${method} ${template}?${parameter.name}`);
+          if (!refused(answer.status, template) || (answer.status === 400 && answer.body.error?.param !== parameter.name)) wrong.push(`${method} ${template}?${parameter.name}=${parameter.schema.maximum + 1} → ${answer.status} ${JSON.stringify(answer.body)}`);
+        }
+      }
+    }
+    assert.ok(probed.length > 40, `probed ${probed.length} declarations`);
+    assert.deepEqual(wrong, [], 'declarations the handler does not enforce');
+  });
+
   test('the document is built once and kept', async () => {
     const first = await (await fetch(`${gateway.url}/openapi.json`)).text();
     assert.equal(gateway.app.openApi.json(), first);
