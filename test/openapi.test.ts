@@ -5,6 +5,8 @@ import { validate } from '@scalar/openapi-parser';
 import { startTestGateway, type TestGateway } from './helpers/gateway.ts';
 import { jsonClient } from './helpers/json-client.ts';
 import { createCustomer, managementKey } from './helpers/management.ts';
+import { modelEntry } from '../src/http/routes/models.ts';
+import { deletedResponse } from '../src/http/route-doc.ts';
 
 type Json = Record<string, any>;
 
@@ -208,6 +210,27 @@ describe('GET /openapi.json', () => {
     }
     assert.ok(probed.length > 40, `probed ${probed.length} declarations`);
     assert.deepEqual(wrong, [], 'declarations the handler does not enforce');
+  });
+
+  test('declared response views match real answers', async () => {
+    const items = document.paths['/v1/models'].get.responses['200'].content['application/json'].schema.properties.data.items;
+    assert.ok(items.required.includes('deprecation_redirect_to') && items.additionalProperties === false);
+    const { key } = await gateway.fundedKey();
+    const call = jsonClient(gateway.url, key);
+    const models = await call<{ data: unknown[] }>('GET', '/v1/models');
+    assert.equal(models.status, 200);
+    assert.ok(models.body.data.length > 0);
+    for (const entry of models.body.data) modelEntry.parse(entry);
+    const one = await call<{ id: string }>('GET', `/v1/models/${(models.body.data[0] as { id: string }).id}`);
+    modelEntry.parse(one.body);
+    const customer = await createCustomer(gateway);
+    const management = await managementKey(gateway, customer.userId);
+    const created = await management.call<{ id: string }>('POST', '/keys', { name: 'to revoke' });
+    const revoked = await management.call('DELETE', `/keys/${created.body.id}`);
+    assert.equal(revoked.status, 200);
+    deletedResponse.parse(revoked.body);
+    assert.deepEqual(await (await fetch(`${gateway.url}/healthz`)).json(), { ok: true });
+    assert.deepEqual(document.paths['/healthz'].get.responses['200'].content['application/json'].schema.properties.ok, { type: 'boolean', const: true });
   });
 
   test('the document is built once and kept', async () => {

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 
 /** The tags of the OpenAPI document; a route's tag follows from its path unless its declaration names one. */
 export const API_TAGS = {
@@ -12,6 +12,9 @@ export const API_TAGS = {
 } as const;
 
 export type ApiTag = keyof typeof API_TAGS;
+
+/** The answer of a deletion: `{id, object, deleted: true}` (OpenAI's shape). */
+export const deletedResponse = z.strictObject({ id: z.string(), object: z.string(), deleted: z.literal(true) });
 
 /**
  * What a route tells the OpenAPI document about itself (GET /openapi.json), attached as `config.doc` of the route.

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
 import type { ReadinessService } from '../../features/health/readiness-service.ts';
 import type { Metrics } from '../../lib/metrics.ts';
 import { unauthorized } from '../../core/errors.ts';
@@ -7,7 +8,7 @@ import { keyText } from '../plugins/auth.ts';
 
 /** Liveness, readiness (DESIGN §14) and Prometheus metrics. */
 export function registerHealthRoutes(app: FastifyInstance, metrics: Metrics, readiness: ReadinessService, metricsToken: string | undefined): void {
-  app.get('/healthz', { config: { auth: 'none', name: 'healthz', doc: { summary: 'Liveness: the process answers' } } }, async () => ({ ok: true }));
+  app.get('/healthz', { config: { auth: 'none', name: 'healthz', doc: { summary: 'Liveness: the process answers', response: z.object({ ok: z.literal(true) }) } } }, async () => ({ ok: true }));
   app.get('/readyz', { config: { auth: 'none', name: 'readyz', doc: { summary: 'Readiness: database, Redis, ledger and request log (503 when not ready)' } } }, async (_request, reply) => {
     const result = await readiness.check();
     return reply.code(result.ready ? 200 : 503).send(result);

@@ -4,6 +4,7 @@ import { parseOrThrow } from '../../dialects/validation.ts';
 import { addedDocumentView, databaseView } from '../../features/knowledge/knowledge.ts';
 import type { KnowledgeService } from '../../features/knowledge/knowledge-service.ts';
 import { callerOf, walletFromQuery } from '../caller.ts';
+import { deletedResponse } from '../route-doc.ts';
 
 /** Longest document text accepted in one request (characters); about 1,250 chunks of 800. */
 const MAX_TEXT_CHARS = 1_000_000;
@@ -43,7 +44,7 @@ export function registerKnowledgeRoutes(app: FastifyInstance, knowledge: Knowled
     return { object: 'list', data: bases.map(databaseView) };
   });
 
-  app.post('/v1/database/delete', { config: { name: 'database.delete', doc: { summary: 'Delete a knowledge base', body: deleteBody } } }, async (request) => {
+  app.post('/v1/database/delete', { config: { name: 'database.delete', doc: { summary: 'Delete a knowledge base', body: deleteBody, response: deletedResponse } } }, async (request) => {
     const { id } = parseOrThrow(deleteBody, request.body);
     await knowledge.delete(callerOf(request), id);
     return { id, object: 'database', deleted: true };

@@ -7,6 +7,7 @@ import type { OwnerKeysService } from '../../../features/keys/owner-keys.ts';
 import { moneyInput } from '../admin/admin-schemas.ts';
 import { principalOf } from './me.ts';
 import { keyDetailsView } from './views.ts';
+import { deletedResponse } from '../../route-doc.ts';
 
 /** An ISO 8601 time with its offset (`2026-12-31T00:00:00Z`) → Unix ms; null clears it. */
 const timeInput = z.iso.datetime({ offset: true }).transform((text) => Date.parse(text));
@@ -94,7 +95,7 @@ export function registerKeysRoutes(app: FastifyInstance, ownerKeys: OwnerKeysSer
     return keyDetailsView(await ownerKeys.update(principalOf(request).user.id, id, keyChangesOf(body), userActor(request)));
   });
 
-  app.delete('/api/v1/keys/:id', { config: { auth: 'user', name: 'keys.revoke', doc: { summary: 'Revoke a key' } } }, async (request) => {
+  app.delete('/api/v1/keys/:id', { config: { auth: 'user', name: 'keys.revoke', doc: { summary: 'Revoke a key', response: deletedResponse } } }, async (request) => {
     const { id } = request.params as { id: string };
     await ownerKeys.revoke(principalOf(request).user.id, id, userActor(request));
     return { id, object: 'key', deleted: true };
