@@ -367,7 +367,6 @@ export async function registerOpenApiRoutes(app: FastifyInstance, registry: Open
         showDeveloperTools: 'never',
         agent: { disabled: true },
         mcp: { disabled: true },
-        hideClientButton: false,
         documentDownloadType: 'json',
       },
     });
