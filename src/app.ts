@@ -110,6 +110,7 @@ import { registerPaymentRoutes } from './http/routes/management/payments.ts';
 function trustProxyOption(setting: boolean | number | string): boolean | string | ((address: string, hop: number) => boolean) {
   return typeof setting === 'number' ? (_address, hop) => hop < setting : setting;
 }
+import { OpenApiRegistry, registerOpenApiRoutes } from './http/openapi.ts';
 
 export interface AppDependencies {
   config: Readonly<Config>;
@@ -184,6 +185,8 @@ export interface Services {
 export interface App {
   server: FastifyInstance;
   services: Services;
+  /** The routes as GET /openapi.json describes them. */
+  openApi: OpenApiRegistry;
   /** Stops accepting requests, finishes the ones in flight, writes pending ledger entries, closes connections. */
   close(): Promise<void>;
 }
@@ -370,12 +373,17 @@ export async function buildApp(dependencies: AppDependencies): Promise<App> {
   await server.register(multipart, { limits: { fileSize: dependencies.config.bodyLimitBytes, files: 2, fields: 50 } });
   registerErrorHandling(server);
   registerAuth(server, { keys: services.keys, sessions: services.sessions, accounts: services.accounts }, dependencies.adminTokenHash, dependencies.clock);
+  // GET /openapi.json and /docs: every route declares itself (config.doc); the registry records them as they come.
+  const openApi = new OpenApiRegistry();
+  openApi.watch(server);
   registerRoutes(server, services);
+  if (dependencies.config.openapi) await registerOpenApiRoutes(server, openApi);
   await server.ready();
 
   return {
     server,
     services,
+    openApi,
     async close() {
       await server.close();
       await services.runner.stop();

@@ -24,7 +24,7 @@ function adminModelView(model: Model, now: number): Record<string, unknown> {
 
 /** Providers and the model catalog (DESIGN §4). */
 export function registerCatalogRoutes(app: FastifyInstance, services: { catalog: CatalogService; clock: Clock }): void {
-  app.put('/admin/v1/providers/:id', async (request) => {
+  app.put('/admin/v1/providers/:id', { config: { doc: { summary: 'Create or replace a provider', body: providerBody } } }, async (request) => {
     const { id } = request.params as { id: string };
     const body = parseOrThrow(providerBody, request.body);
     const provider = await services.catalog.putProvider({ id, type: body.type, baseUrl: body.baseUrl, apiKey: body.apiKey ?? null }, adminActor(request));
@@ -43,34 +43,34 @@ export function registerCatalogRoutes(app: FastifyInstance, services: { catalog:
     return { ...providerView(await services.catalog.deleteProvider(id, adminActor(request))), deleted: true };
   });
 
-  app.get('/admin/v1/providers', async () => ({ object: 'list', data: services.catalog.listProviders().map(providerView), next_cursor: null }));
+  app.get('/admin/v1/providers', { config: { doc: { summary: 'List providers (never their keys)', list: true } } }, async () => ({ object: 'list', data: services.catalog.listProviders().map(providerView), next_cursor: null }));
 
-  app.get('/admin/v1/providers/:id', async (request) => {
+  app.get('/admin/v1/providers/:id', { config: { doc: { summary: 'One provider (never its key)' } } }, async (request) => {
     const { id } = request.params as { id: string };
     const provider = services.catalog.provider(id);
     if (!provider) throw new GatewayError('not_found', `The provider '${id}' does not exist.`);
     return providerView(provider);
   });
 
-  app.get('/admin/v1/models/:id', async (request) => {
+  app.get('/admin/v1/models/:id', { config: { doc: { summary: 'One model of the catalog' } } }, async (request) => {
     const { id } = request.params as { id: string };
     const model = services.catalog.get(id);
     if (!model) throw new GatewayError('not_found', `The model '${id}' does not exist.`);
     return adminModelView(model, services.clock.now());
   });
 
-  app.get('/admin/v1/models', async () => {
+  app.get('/admin/v1/models', { config: { doc: { summary: 'The whole model catalog', list: true } } }, async () => {
     const now = services.clock.now();
     return { object: 'list', data: services.catalog.list().map((model) => adminModelView(model, now)), next_cursor: null };
   });
 
-  app.put('/admin/v1/models/:id', async (request) => {
+  app.put('/admin/v1/models/:id', { config: { doc: { summary: 'Create or replace a model (prices, retirement)', body: modelPut } } }, async (request) => {
     const { id } = request.params as { id: string };
     const body = parseOrThrow(modelPut, request.body);
     return adminModelView(await services.catalog.putModel(id, body, adminActor(request)), services.clock.now());
   });
 
-  app.patch('/admin/v1/models/:id', async (request) => {
+  app.patch('/admin/v1/models/:id', { config: { doc: { summary: 'Change a model (prices, retirement)', body: modelPatch } } }, async (request) => {
     const { id } = request.params as { id: string };
     const body = parseOrThrow(modelPatch, request.body ?? {});
     const model = await services.catalog.patchModel(id, body, adminActor(request));

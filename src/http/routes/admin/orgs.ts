@@ -18,24 +18,24 @@ export const orgView = (org: Org) => ({ id: org.id, name: org.name, ownerId: org
  */
 export function registerOrgRoutes(app: FastifyInstance, services: { directory: DirectoryService; orgs: OrgsService }): void {
   const { directory, orgs } = services;
-  app.get('/admin/v1/orgs', async (request) => {
+  app.get('/admin/v1/orgs', { config: { doc: { summary: 'List orgs', query: listQuery, list: true } } }, async (request) => {
     const query = parseOrThrow(listQuery, request.query);
     const page = await directory.listOrgs({ limit: query.limit, ...(query.query ? { query: query.query } : {}), ...(query.cursor ? { cursor: query.cursor } : {}) });
     return listOf(page.orgs.map(orgView), page.nextCursor);
   });
 
-  app.get('/admin/v1/orgs/:id', async (request) => {
+  app.get('/admin/v1/orgs/:id', { config: { doc: { summary: 'One org' } } }, async (request) => {
     const { id } = request.params as { id: string };
     const org = await directory.org(id);
     return { ...orgView(org), members: org.members };
   });
 
-  app.get('/admin/v1/orgs/:id/members', async (request) => {
+  app.get('/admin/v1/orgs/:id/members', { config: { doc: { summary: 'An org\'s members', list: true } } }, async (request) => {
     const { id } = request.params as { id: string };
     return listOf(await directory.members(id), undefined);
   });
 
-  app.delete('/admin/v1/orgs/:id', async (request) => {
+  app.delete('/admin/v1/orgs/:id', { config: { doc: { summary: 'Delete an org' } } }, async (request) => {
     const { id } = request.params as { id: string };
     await directory.deleteOrg(id, adminActor(request));
     return { ok: true };
