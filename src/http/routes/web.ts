@@ -68,10 +68,10 @@ export function registerWebRoutes(app: FastifyInstance, root = findWebDist()): v
     };
 
     for (const path of WEB_APP_PATHS) {
-      scope.get(path, { config: { auth: 'none', name: 'web.page' } }, async (_request, reply) => indexHtml(reply));
+      scope.get(path, { config: { auth: 'none', name: 'web.page', doc: { summary: 'A page of the web console', hidden: true } } }, async (_request, reply) => indexHtml(reply));
     }
 
-    scope.get('/assets/*', { config: { auth: 'none', name: 'web.asset' } }, async (request, reply) => {
+    scope.get('/assets/*', { config: { auth: 'none', name: 'web.asset', doc: { summary: "The web console's files", hidden: true } } }, async (request, reply) => {
       const file = (request.params as { '*': string })['*'];
       // Only the files under assets/: a `..` would otherwise be resolved away by join() before the file server sees it.
       if (file === '' || file.split('/').some((part) => part === '..' || part === '')) return reply.callNotFound();

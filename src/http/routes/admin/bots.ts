@@ -34,25 +34,25 @@ export const adminBotView = (bot: Bot) => ({
 
 /** POST and GET /admin/v1/bots, GET, PATCH and DELETE /admin/v1/bots/:id (DESIGN §4): the owner's rules, audited. */
 export function registerAdminBotRoutes(app: FastifyInstance, bots: BotIntegrationsService): void {
-  app.post('/admin/v1/bots', async (request) => {
+  app.post('/admin/v1/bots', { config: { doc: { summary: 'Create a chat bot for a user (its token is shown once)', body: botBody } } }, async (request) => {
     const body = parseOrThrow(botBody, request.body);
     const { bot, token } = await bots.operatorCreate(adminActor(request), { userId: body.userId, orgId: body.orgId ?? null, assistantId: body.assistantId, webhookUrl: body.webhookUrl ?? null, name: body.name ?? null });
     // The token is shown here only.
     return { ...adminBotView(bot), token };
   });
 
-  app.get('/admin/v1/bots', async (request) => {
+  app.get('/admin/v1/bots', { config: { doc: { summary: 'List bot integrations', query: botListQuery, list: true } } }, async (request) => {
     const query = parseOrThrow(botListQuery, request.query);
     const page = await bots.operatorList({ limit: query.limit, query: query.query, cursor: query.cursor, userId: query.userId, orgId: query.orgId });
     return listOf(page.bots.map(adminBotView), page.nextCursor);
   });
 
-  app.get('/admin/v1/bots/:id', async (request) => {
+  app.get('/admin/v1/bots/:id', { config: { doc: { summary: 'One bot integration' } } }, async (request) => {
     const { id: botId } = request.params as { id: string };
     return adminBotView(await bots.operatorGet(botId));
   });
 
-  app.patch('/admin/v1/bots/:id', async (request) => {
+  app.patch('/admin/v1/bots/:id', { config: { doc: { summary: 'Change a bot (name, assistant, webhook URL)', body: botPatch } } }, async (request) => {
     const { id: botId } = request.params as { id: string };
     const body = parseOrThrow(botPatch, request.body ?? {});
     // Moving a bot to another payer would move its dialogs' charges: make a new bot instead (as at the owner's door).
@@ -61,7 +61,7 @@ export function registerAdminBotRoutes(app: FastifyInstance, bots: BotIntegratio
     return adminBotView(await bots.operatorUpdate(adminActor(request), botId, { name: body.name, assistantId: body.assistantId, webhookUrl: body.webhookUrl }));
   });
 
-  app.delete('/admin/v1/bots/:id', async (request) => {
+  app.delete('/admin/v1/bots/:id', { config: { doc: { summary: 'Delete a bot (its token stops at once)' } } }, async (request) => {
     const { id: botId } = request.params as { id: string };
     return { ...adminBotView(await bots.operatorDelete(adminActor(request), botId)), deleted: true };
   });

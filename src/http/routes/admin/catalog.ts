@@ -31,14 +31,14 @@ export function registerCatalogRoutes(app: FastifyInstance, services: { catalog:
     return providerView(provider);
   });
 
-  app.patch('/admin/v1/providers/:id', async (request) => {
+  app.patch('/admin/v1/providers/:id', { config: { doc: { summary: 'Change a provider (fields not named stay)', body: providerPatch } } }, async (request) => {
     const { id } = request.params as { id: string };
     const body = parseOrThrow(providerPatch, request.body ?? {});
     const changes = { ...(body.type !== undefined ? { type: body.type } : {}), ...(body.baseUrl !== undefined ? { baseUrl: body.baseUrl } : {}), ...(body.apiKey !== undefined ? { apiKey: body.apiKey } : {}) };
     return providerView(await services.catalog.patchProvider(id, changes, adminActor(request)));
   });
 
-  app.delete('/admin/v1/providers/:id', async (request) => {
+  app.delete('/admin/v1/providers/:id', { config: { doc: { summary: 'Delete a provider no model routes to' } } }, async (request) => {
     const { id } = request.params as { id: string };
     return { ...providerView(await services.catalog.deleteProvider(id, adminActor(request))), deleted: true };
   });
@@ -78,7 +78,7 @@ export function registerCatalogRoutes(app: FastifyInstance, services: { catalog:
     return adminModelView(model, services.clock.now());
   });
 
-  app.delete('/admin/v1/models/:id', async (request) => {
+  app.delete('/admin/v1/models/:id', { config: { doc: { summary: 'Delete a model no other model redirects to' } } }, async (request) => {
     const { id } = request.params as { id: string };
     await services.catalog.deleteModel(id, adminActor(request));
     return { id, object: 'model', deleted: true };

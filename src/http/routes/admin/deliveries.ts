@@ -9,18 +9,20 @@ import { adminActor } from '../../actors.ts';
 export const deliveryView = (delivery: TaskDelivery) => ({ ...delivery, object: 'delivery' as const, at: new Date(delivery.at).toISOString() });
 
 /** GET /admin/v1/deliveries?taskId=, GET /admin/v1/deliveries/:id and POST /admin/v1/deliveries/:id/retry (DESIGN §4, §11). */
+const deliveriesQuery = z.object({ taskId: z.string().min(1) });
+
 export function registerDeliveryRoutes(app: FastifyInstance, deliveries: WebhookDeliveriesService): void {
-  app.get('/admin/v1/deliveries', async (request) => {
-    const { taskId } = parseOrThrow(z.object({ taskId: z.string().min(1) }), request.query);
+  app.get('/admin/v1/deliveries', { config: { doc: { summary: "A task's webhook deliveries", query: deliveriesQuery, list: true } } }, async (request) => {
+    const { taskId } = parseOrThrow(deliveriesQuery, request.query);
     return { object: 'list', data: (await deliveries.list(taskId)).map(deliveryView), next_cursor: null };
   });
 
-  app.get('/admin/v1/deliveries/:id', async (request) => {
+  app.get('/admin/v1/deliveries/:id', { config: { doc: { summary: 'One webhook delivery' } } }, async (request) => {
     const { id } = request.params as { id: string };
     return deliveryView(await deliveries.get(id));
   });
 
-  app.post('/admin/v1/deliveries/:id/retry', async (request) => {
+  app.post('/admin/v1/deliveries/:id/retry', { config: { doc: { summary: 'Queue a failed webhook delivery again' } } }, async (request) => {
     const { id } = request.params as { id: string };
     const { delivery, queuedAt } = await deliveries.retry(adminActor(request), id);
     return { id: delivery.id, object: 'delivery.retry', taskId: delivery.taskId, queued: true, runAt: new Date(queuedAt).toISOString() };

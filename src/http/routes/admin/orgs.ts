@@ -41,13 +41,13 @@ export function registerOrgRoutes(app: FastifyInstance, services: { directory: D
     return { ok: true };
   });
 
-  app.patch('/admin/v1/orgs/:id/members/:userId', async (request) => {
+  app.patch('/admin/v1/orgs/:id/members/:userId', { config: { doc: { summary: "Change a member's role (the last owner stays)", body: rolePatch } } }, async (request) => {
     const { id, userId } = request.params as { id: string; userId: string };
     const body = parseOrThrow(rolePatch, request.body ?? {});
     return await orgs.operatorChangeRole(adminActor(request), id, userId, body.role);
   });
 
-  app.delete('/admin/v1/orgs/:id/members/:userId', async (request) => {
+  app.delete('/admin/v1/orgs/:id/members/:userId', { config: { doc: { summary: 'Remove a member (the last owner stays)' } } }, async (request) => {
     const { id, userId } = request.params as { id: string; userId: string };
     return { ...(await orgs.operatorRemoveMember(adminActor(request), id, userId)), deleted: true };
   });

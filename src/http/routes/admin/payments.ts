@@ -10,7 +10,7 @@ const listQuery = z.object({ ...pageQuery, userId: z.string().min(1).optional(),
 
 /** GET /admin/v1/payments[?userId=|orgId=]: card top-ups of every account, or of one, newest first. */
 export function registerAdminPaymentRoutes(app: FastifyInstance, payments: PaymentsService): void {
-  app.get('/admin/v1/payments', async (request) => {
+  app.get('/admin/v1/payments', { config: { doc: { summary: 'Card top-ups of every account, or of one', query: listQuery, list: true } } }, async (request) => {
     const query = parseOrThrow(listQuery, request.query ?? {});
     if (query.userId !== undefined && query.orgId !== undefined) throw invalidParam('orgId', 'give userId or orgId, not both');
     const account = query.userId !== undefined ? { type: 'user' as const, id: query.userId } : query.orgId !== undefined ? { type: 'org' as const, id: query.orgId } : undefined;

@@ -34,15 +34,15 @@ const listQuery = z.object({ ...pageQuery, orgId: z.string().min(1).max(100).opt
  * vendor's webhook POST /api/v1/payments/stripe/webhook (public; its signature is the credential).
  */
 export function registerPaymentRoutes(app: FastifyInstance, payments: PaymentsService): void {
-  app.get('/api/v1/payments/options', { config: { auth: 'user', name: 'payments.options' } }, async () => payments.options());
+  app.get('/api/v1/payments/options', { config: { auth: 'user', name: 'payments.options', doc: { summary: 'Whether card top-ups are on, and their bounds' } } }, async () => payments.options());
 
-  app.post('/api/v1/payments/checkout', { config: { auth: 'user', name: 'payments.checkout' } }, async (request) => {
+  app.post('/api/v1/payments/checkout', { config: { auth: 'user', name: 'payments.checkout', doc: { summary: 'Start a card top-up (a Stripe Checkout Session to pay at)', body: checkoutBody } } }, async (request) => {
     const body = parseOrThrow(checkoutBody, request.body ?? {});
     const { payment, url } = await payments.checkout(principalOf(request).user.id, { amount: body.amount, ...(body.orgId !== undefined ? { orgId: body.orgId } : {}) });
     return { ...paymentView(payment), url };
   });
 
-  app.get('/api/v1/payments', { config: { auth: 'user', name: 'payments.list' } }, async (request) => {
+  app.get('/api/v1/payments', { config: { auth: 'user', name: 'payments.list', doc: { summary: 'Your (or an org\'s) card top-ups', query: listQuery, list: true } } }, async (request) => {
     const query = parseOrThrow(listQuery, request.query ?? {});
     const page = await payments.list(principalOf(request).user.id, {
       limit: query.limit,
@@ -56,7 +56,7 @@ export function registerPaymentRoutes(app: FastifyInstance, payments: PaymentsSe
   void app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
-    scope.post('/api/v1/payments/stripe/webhook', { config: { auth: 'none', name: 'payments.webhook' } }, async (request) => {
+    scope.post('/api/v1/payments/stripe/webhook', { config: { auth: 'none', name: 'payments.webhook', doc: { summary: "Stripe's signed events (credits, refunds, lost disputes)", description: 'Verified with STRIPE_WEBHOOK_SECRET over the raw body; each event applies once however often it is delivered.' } } }, async (request) => {
       const signature = request.headers['stripe-signature'];
       const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
       const outcome = await payments.receive(raw, typeof signature === 'string' ? signature : undefined);
