@@ -431,3 +431,112 @@ describe('POST /v1/responses: the checks every model endpoint makes', () => {
     }
   });
 });
+
+describe('POST /v1/responses with an OpenAI model (passed through)', () => {
+  const GPT = 'gpt-4.1-mini';
+  let gw: TestGateway;
+  let client: OpenAI;
+  let key: string;
+  let userId: string;
+
+  const lastOpenAiBody = (): JsonRecord => asRecord(gw.simulator.lastRequest('/v1/responses')?.json, 'the Responses request');
+
+  /** Micro-units of a Responses usage at gpt-4.1-mini's prices: cached input at the cache-read price (0.1× input). */
+  function passthroughCost(usage: OpenAiResponse['usage']): bigint {
+    assert.ok(usage);
+    const cached = usage.input_tokens_details.cached_tokens;
+    const nanosPer1k = { input: 400_000n, cached: 40_000n, output: 1_600_000n };
+    const round = (scaled: bigint): bigint => (scaled + 500_000n) / 1_000_000n;
+    const prompt = round(BigInt(usage.input_tokens - cached) * nanosPer1k.input + BigInt(cached) * nanosPer1k.cached);
+    return prompt + round(BigInt(usage.output_tokens) * nanosPer1k.output);
+  }
+
+  before(async () => {
+    gw = await startTestGateway();
+    ({ key, userId } = await gw.fundedKey({ balance: '10.00' }));
+    client = openAiClient(gw, key);
+  });
+  after(async () => {
+    await gw?.close();
+  });
+
+  test('non-stream: the body goes to the vendor as sent (unknown fields too), its answer comes back, charged once from its usage', async () => {
+    const body = { model: GPT, instructions: 'Be brief.', input: 'Hello GPT', metadata: { run: 'a' }, prompt_cache_key: 'k1' };
+    const { data, response } = await client.responses.create(body).withResponse();
+    assert.deepEqual(lastOpenAiBody(), body);
+    assert.equal(gw.simulator.lastRequest('/v1/responses')?.headers.authorization, 'Bearer sim-openai');
+    assert.equal(data.object, 'response');
+    assert.match(data.id, /^resp_/);
+    assert.equal(data.status, 'completed');
+    assert.ok(data.output_text.length > 0);
+    const requestId = response.headers.get('x-request-id');
+    const charged = await chargeOf(gw, userId, requestId);
+    assert.equal(charged, -passthroughCost(data.usage));
+    assert.equal(micros(response.headers.get('x-tollgate-cost') ?? 'missing'), -charged);
+    const row = await requestRow(gw, userId, requestId);
+    assert.deepEqual([row.endpoint, row.model, row.input_tokens + row.cache_read_tokens, row.output_tokens], ['responses', GPT, data.usage!.input_tokens, data.usage!.output_tokens]);
+    assert.equal(micros(row.cost), -charged);
+  });
+
+  test('stream: the vendor events relayed in order, charged once from response.completed', async () => {
+    const { data: stream, response } = await client.responses.create({ model: GPT, input: 'Stream please', stream: true }).withResponse();
+    const events: ResponseStreamEvent[] = [];
+    for await (const event of stream) events.push(event);
+    assert.equal(events[0]?.type, 'response.created');
+    assert.deepEqual(events.map((event) => event.sequence_number), events.map((_, index) => index));
+    const completed = events.at(-1);
+    assert.ok(completed?.type === 'response.completed');
+    const text = events.map((event) => (event.type === 'response.output_text.delta' ? event.delta : '')).join('');
+    assert.ok(text.length > 0);
+    assert.equal(await chargeOf(gw, userId, response.headers.get('x-request-id')), -passthroughCost(completed.response.usage));
+  });
+
+  test('tool call, then function_call_output with previous_response_id; cached input tokens billed at the cache price', async () => {
+    const long = `Weather report please. ${'lorem ipsum dolor '.repeat(300)}`;
+    const first = await client.responses.create({ model: GPT, input: long, tools, tool_choice: 'required' });
+    const call = first.output.find((item) => item.type === 'function_call');
+    assert.ok(call?.type === 'function_call');
+    assert.equal(call.name, 'get_weather');
+    const { data: second, response } = await client.responses
+      .create({ model: GPT, previous_response_id: first.id, input: [{ type: 'function_call_output', call_id: call.call_id, output: '{"temperature": 21}' }], tools })
+      .withResponse();
+    assert.equal(lastOpenAiBody().previous_response_id, first.id);
+    assert.ok(second.output_text.length > 0);
+    assert.ok(second.usage && second.usage.input_tokens_details.cached_tokens > 0, 'the follow-up reads the cached prefix');
+    const charged = await chargeOf(gw, userId, response.headers.get('x-request-id'));
+    assert.equal(charged, -passthroughCost(second.usage));
+    const row = await requestRow(gw, userId, response.headers.get('x-request-id'));
+    assert.equal(row.cache_read_tokens, second.usage.input_tokens_details.cached_tokens);
+  });
+
+  test('GET is forwarded for the account that made the response; another account gets 404 and the vendor is not asked', async () => {
+    const made = await client.responses.create({ model: GPT, input: 'Keep me' });
+    const fetched = await client.responses.retrieve(made.id);
+    assert.equal(fetched.id, made.id);
+    assert.equal(fetched.output_text, made.output_text);
+
+    const other = await gw.fundedKey();
+    const stranger = openAiClient(gw, other.key);
+    const calls = gw.simulator.requests.length;
+    assert.equal((await failure(stranger.responses.retrieve(made.id))).status, 404);
+    const continued = await failure(stranger.responses.create({ model: GPT, input: 'Hi', previous_response_id: made.id }));
+    assert.equal(continued.status, 404);
+    assert.equal(errorA({ error: continued.error }).param, 'previous_response_id');
+    assert.equal(gw.simulator.requests.length, calls, 'the vendor was not asked');
+  });
+
+  test('built-in tools pass through for OpenAI models; a Claude response cannot be continued by an OpenAI model', async () => {
+    const claude = await client.responses.create({ model: SONNET, input: 'Hi Claude' });
+    const raw = await postRaw(gw, '/v1/responses', { key, body: { model: GPT, input: 'Hi', previous_response_id: claude.id } });
+    assert.equal(raw.status, 400);
+    assert.equal(errorA(raw.json).param, 'previous_response_id');
+    await client.responses.create({ model: GPT, input: 'Hi', tools: [...tools, { type: 'web_search' }] }).catch(() => undefined);
+    assert.deepEqual(asArray(lastOpenAiBody().tools).at(-1), { type: 'web_search' });
+  });
+
+  test('a vendor 4xx passes through in its own shape', async () => {
+    const raw = await postRaw(gw, '/v1/responses', { key, body: { model: GPT, input: [{ type: 'function_call_output', output: 'no call id' }] } });
+    assert.equal(raw.status, 400);
+    assert.equal(errorA(raw.json).type, 'invalid_request_error');
+  });
+});
