@@ -50,6 +50,7 @@ export const ID_PREFIXES = {
   responseMessage: 'msg',
   functionCall: 'fc',
   reasoning: 'rs',
+  payment: 'pay',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

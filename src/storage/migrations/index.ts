@@ -16,6 +16,7 @@ import * as orgsInvitationsBots from './0017-orgs-invitations-bots.ts';
 import * as requestLog from './0016-request-log.ts';
 import * as vouchers from './0018-vouchers.ts';
 import * as responses from './0020-responses.ts';
+import * as payments from './0021-payments.ts';
 
 /** Migrations in order; a new one is a new file added here. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -36,6 +37,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0016-request-log': requestLog,
   '0018-vouchers': vouchers,
   '0020-responses': responses,
+  '0021-payments': payments,
 };
 
 export const migrationProvider: MigrationProvider = {
