@@ -540,3 +540,40 @@ describe('POST /v1/responses with an OpenAI model (passed through)', () => {
     assert.equal(errorA(raw.json).type, 'invalid_request_error');
   });
 });
+
+for (const database of ['sqlite', 'postgres'] as const) {
+  describe(`stored responses on ${database}: ownership, the conversation chain, retention`, () => {
+    let gw: TestGateway;
+
+    before(async () => {
+      gw = await startTestGateway({ database });
+    });
+    after(async () => {
+      await gw?.close();
+    });
+
+    test('a chain continues across turns for its owner only, and rows older than TOLLGATE_RESPONSES_DAYS are deleted', async () => {
+      const { key } = await gw.fundedKey();
+      const client = openAiClient(gw, key);
+      const first = await client.responses.create({ model: SONNET, input: 'Turn one' });
+      const second = await client.responses.create({ model: SONNET, input: 'Turn two', previous_response_id: first.id });
+      await client.responses.create({ model: SONNET, input: 'Turn three', previous_response_id: second.id });
+      assert.deepEqual(
+        asArray(lastVendorBody(gw).messages).map((message) => asRecord(message).role),
+        ['user', 'assistant', 'user', 'assistant', 'user'],
+      );
+      const stranger = openAiClient(gw, (await gw.fundedKey()).key);
+      assert.equal((await failure(stranger.responses.retrieve(first.id))).status, 404);
+      assert.equal((await client.responses.retrieve(second.id)).id, second.id);
+
+      const days = gw.app.services.config.responsesDays;
+      assert.equal(days, 30);
+      const rows = async (): Promise<number> => (await gw.storage.db.selectFrom('responses').select('id').execute()).length;
+      assert.equal(await rows(), 3);
+      gw.clock.advance(days * 86_400_000 + 60_000);
+      await gw.app.services.responses.maintain(true);
+      assert.equal(await rows(), 0);
+      assert.equal((await failure(client.responses.retrieve(first.id))).status, 404);
+    });
+  });
+}
