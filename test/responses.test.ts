@@ -234,6 +234,9 @@ describe('POST /v1/responses with a Claude model', () => {
     assert.equal(data.status, 'incomplete');
     assert.deepEqual(data.incomplete_details, { reason: 'max_output_tokens' });
     assert.equal(data.usage?.output_tokens, 5);
+    const last = data.output.at(-1);
+    assert.ok(last?.type === 'message');
+    assert.equal(last.status, 'incomplete');
   });
 
   test('previous_response_id continues the stored conversation; GET renders the stored response', async () => {

@@ -98,12 +98,14 @@ export function outputItemsFromChat(message: ChatMessage, finishReason: string |
   const thinking = (message.thinking_blocks ?? []) as ThinkingBlock[];
   for (const block of thinking) items.push(reasoningItem(newId('reasoning'), block.thinking, block.signature, true));
   const text = typeof message.content === 'string' ? message.content : '';
-  const status = incompleteReason(finishReason) ? 'incomplete' : 'completed';
-  if (text !== '') items.push(messageItem(newId('responseMessage'), text, status));
+  if (text !== '') items.push(messageItem(newId('responseMessage'), text, 'completed'));
   const calls = (message.tool_calls ?? []) as Array<{ id: string; function: { name: string; arguments: string } }>;
   for (const call of calls) {
     items.push(functionCallItem(newId('functionCall'), { callId: call.id, name: call.function.name, arguments: call.function.arguments }, 'completed'));
   }
+  // An answer cut short was cut in its last item, as a stream shows it.
+  const last = items.at(-1);
+  if (last && last.type !== 'reasoning' && incompleteReason(finishReason)) last.status = 'incomplete';
   return items;
 }
 

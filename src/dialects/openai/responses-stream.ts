@@ -162,7 +162,7 @@ export class ResponsesStreamRenderer {
     return events;
   }
 
-  /** Ends the open item: its `.done` events, and the finished item joins the output. */
+  /** Ends the open item: its `.done` events, and the finished item joins the output (incomplete if the answer was cut in it). */
   private close(): ResponseStreamEvent[] {
     const item = this.open;
     if (!item) return [];
@@ -181,7 +181,7 @@ export class ResponsesStreamRenderer {
     } else {
       const args = item.arguments === '' ? '{}' : item.arguments;
       events.push(this.event('response.function_call_arguments.done', { ...at, name: item.name, arguments: args }));
-      done = functionCallItem(item.id, { ...item, arguments: args }, 'completed');
+      done = functionCallItem(item.id, { ...item, arguments: args }, incompleteReason(this.finishReason) ? 'incomplete' : 'completed');
     }
     this.output.push(done);
     events.push(this.event('response.output_item.done', { output_index: item.index, item: done }));
