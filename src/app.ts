@@ -99,6 +99,9 @@ import { RequestLog } from './features/usage/request-log-writer.ts';
 import { UsageService } from './features/usage/usage-service.ts';
 import { SqlRequestLogRepository } from './storage/request-log-repository.ts';
 import { registerUsageRoutes } from './http/routes/management/usage.ts';
+import { ResponsesService } from './features/responses/responses-service.ts';
+import { registerResponsesRoutes } from './http/routes/responses.ts';
+import { SqlResponsesRepository } from './storage/responses-repository.ts';
 import { registerAdminUsageRoutes } from './http/routes/admin/usage.ts';
 import { registerWebRoutes } from './http/routes/web.ts';
 import { PaymentsService } from './features/payments/payments-service.ts';
@@ -153,6 +156,8 @@ export interface Services {
   requestLog: RequestLog;
   usage: UsageService;
   chat: ChatCompletionsService;
+  /** POST /v1/responses and GET /v1/responses/:id (DESIGN §12). */
+  responses: ResponsesService;
   embeddings: EmbeddingsService;
   moderations: ModerationsService;
   messages: MessagesService;
@@ -285,6 +290,12 @@ export function createServices(dependencies: AppDependencies): Services {
     requestLog,
     usage: new UsageService(requestLogRepository, ledger, accounts),
     chat: new ChatCompletionsService(callDependencies),
+    responses: new ResponsesService({
+      ...callDependencies,
+      responses: new SqlResponsesRepository(storage.db),
+      retentionDays: config.responsesDays,
+      report: (error, what) => logger.warn({ err: error, component: 'responses' }, what),
+    }),
     embeddings: new EmbeddingsService(callDependencies),
     moderations: new ModerationsService(callDependencies),
     messages: new MessagesService(callDependencies, accounts, dependencies.hashSecret),
@@ -313,6 +324,7 @@ function registerRoutes(server: FastifyInstance, services: Services): void {
   registerHealthRoutes(server, services.metrics, services.readiness, services.config.metricsToken);
   registerModelsRoute(server, services.catalog, clock);
   registerChatCompletionsRoute(server, services.chat);
+  registerResponsesRoutes(server, services.responses);
   registerEmbeddingsRoute(server, services.embeddings);
   registerModerationsRoute(server, services.moderations);
   registerMessagesRoutes(server, services.messages);
@@ -362,6 +374,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<App> {
   });
   registerObservability(server, services.metrics, services.activity, services.requestLog);
   await services.requestLog.maintain(true);
+  await services.responses.maintain(true);
   // An empty body with content-type application/json is no body (the chat service posts /api/bot/balance that way).
   const parseJson = server.getDefaultJsonParser('error', 'error');
   server.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {

@@ -37,6 +37,8 @@ async function connectionCounter(target: Simulator): Promise<{ url: string; open
 const cases = [
   { name: 'chat completions (OpenAI)', path: '/v1/chat/completions', body: { model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'hello' }] } },
   { name: 'chat completions (Claude)', path: '/v1/chat/completions', body: { model: 'claude-sonnet-4-5', stream: true, messages: [{ role: 'user', content: 'hello' }] } },
+  { name: 'responses (OpenAI)', path: '/v1/responses', body: { model: 'gpt-4o-mini', stream: true, input: 'hello' } },
+  { name: 'responses (Claude)', path: '/v1/responses', body: { model: 'claude-sonnet-4-5', stream: true, input: 'hello' } },
   { name: 'messages', path: '/v1/messages', body: { model: 'claude-sonnet-4-5', max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'hello' }] } },
 ];
 

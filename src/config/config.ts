@@ -47,6 +47,7 @@ const environmentSchema = z.object({
   TOLLGATE_LEDGER_FLUSH_MS: z.coerce.number().int().positive().default(50),
   TOLLGATE_REQUEST_LOG: z.enum(['on', 'off']).default('on'),
   TOLLGATE_REQUEST_LOG_DAYS: z.coerce.number().int().positive().max(3650).default(30),
+  TOLLGATE_RESPONSES_DAYS: z.coerce.number().int().positive().max(3650).default(30),
   TOLLGATE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   TOLLGATE_CATALOG: z.string().optional(),
   TOLLGATE_IMAGINE_MODEL: z.string().default('gpt-image-1'),
@@ -97,6 +98,8 @@ export interface Config {
   requestLog: boolean;
   /** Days request-log rows are kept (rollups are kept for good). */
   requestLogDays: number;
+  /** Days stored Responses API responses (owner, conversation) are kept. */
+  responsesDays: number;
   logLevel: z.infer<typeof environmentSchema>['TOLLGATE_LOG_LEVEL'];
   catalogPath: string | undefined;
   /** The image model behind /v1/imagegen/imagine. */
@@ -170,6 +173,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Readon
     ledgerFlushMs: env.TOLLGATE_LEDGER_FLUSH_MS,
     requestLog: env.TOLLGATE_REQUEST_LOG === 'on',
     requestLogDays: env.TOLLGATE_REQUEST_LOG_DAYS,
+    responsesDays: env.TOLLGATE_RESPONSES_DAYS,
     logLevel: env.TOLLGATE_LOG_LEVEL,
     catalogPath: env.TOLLGATE_CATALOG,
     imagineModel: env.TOLLGATE_IMAGINE_MODEL,

@@ -9,6 +9,17 @@ export interface ChatMessage extends JsonObject {
   content?: unknown;
 }
 
+/**
+ * A reasoning block an assistant turn carried (Anthropic's `thinking`, with the signature the vendor needs to see it again).
+ * Canonical messages carry them as `thinking_blocks` (LiteLLM's name) — only on the Responses path, which asks for
+ * reasoning with the canonical request's `reasoning: {effort}`; the chat-completions endpoint never sets either.
+ */
+export interface ThinkingBlock {
+  type: 'thinking';
+  thinking: string;
+  signature: string;
+}
+
 export interface ChatRequest extends JsonObject {
   model: string;
   messages: ChatMessage[];

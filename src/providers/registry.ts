@@ -6,6 +6,7 @@ import { AnthropicChatProvider } from './anthropic/anthropic-chat-provider.ts';
 import type { HttpClient } from './http-client.ts';
 import { OpenAiMedia } from './openai/openai-media.ts';
 import { OpenAiProvider } from './openai/openai-provider.ts';
+import { OpenAiResponses } from './openai/openai-responses.ts';
 import type { Provider } from './provider.ts';
 
 /** The chat adapter of a provider record, by its type. */
@@ -30,6 +31,7 @@ export class ProviderRegistry {
   private passthroughs = new WeakMap<ProviderRecord, AnthropicPassthrough>();
   private recordsById = new Map<string, ProviderRecord>();
   private mediaClients = new WeakMap<ProviderRecord, OpenAiMedia>();
+  private responsesClients = new WeakMap<ProviderRecord, OpenAiResponses>();
 
   constructor(
     private readonly defaults: readonly ProviderRecord[],
@@ -60,6 +62,18 @@ export class ProviderRegistry {
     if (!client) {
       client = new OpenAiMedia(record.id, { baseUrl: record.baseUrl, apiKey: record.apiKey }, this.http.forProvider(record.id));
       this.mediaClients.set(record, client);
+    }
+    return client;
+  }
+
+  /** The Responses API pass-through client of an `openai`-type provider. */
+  responses(id: string): OpenAiResponses {
+    const record = this.recordsById.get(id);
+    if (!record || record.type !== 'openai') throw new GatewayError('upstream_error', `No OpenAI-format provider '${id}' is configured for this model.`);
+    let client = this.responsesClients.get(record);
+    if (!client) {
+      client = new OpenAiResponses(record.id, { baseUrl: record.baseUrl, apiKey: record.apiKey }, this.http.forProvider(record.id));
+      this.responsesClients.set(record, client);
     }
     return client;
   }

@@ -415,6 +415,24 @@ export interface VouchersTable {
   ledger_id: string | null;
 }
 
+/** Responses made through /v1/responses (migration 0020): owner, and for translated models what continues them. */
+export interface ResponsesTable {
+  id: string;
+  account_type: 'user' | 'org';
+  account_id: string;
+  key_id: string;
+  model: string;
+  provider: string;
+  /** 1 when the gateway translated the call (Claude): it renders GET itself; 0 when the vendor keeps the response. */
+  translated: number;
+  created_at: number;
+  previous_response_id: string | null;
+  /** JSON: the input items and output items of this turn (translated models, `store` not false). */
+  conversation: string | null;
+  /** JSON: the Response object as rendered (translated models). */
+  body: string | null;
+}
+
 /** Card top-ups (migration 0021). */
 export interface PaymentsTable {
   id: string;
@@ -434,6 +452,7 @@ export interface PaymentsTable {
 }
 
 export interface Database {
+  responses: ResponsesTable;
   payments: PaymentsTable;
   vouchers: VouchersTable;
   audit_log: AuditLogTable;

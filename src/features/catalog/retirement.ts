@@ -4,6 +4,7 @@ import type { Model, ModelKind } from './model.ts';
 /** The endpoints of SPEC 9.6 (and the others that serve models), as the resolver knows them. */
 export type ModelEndpoint =
   | 'chat.completions'
+  | 'responses'
   | 'embeddings'
   | 'moderations'
   | 'messages'

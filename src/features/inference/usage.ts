@@ -38,3 +38,19 @@ export function tokenUsageFromAnthropic(usage: JsonObject | null | undefined): T
     cacheWrite1hTokens: written1h,
   };
 }
+
+/**
+ * Reads Responses API usage: `input_tokens` includes the cached ones (`input_tokens_details.cached_tokens`, priced as
+ * cache reads); `output_tokens` includes reasoning tokens (`output_tokens_details.reasoning_tokens`), priced as output.
+ */
+export function tokenUsageFromResponses(usage: JsonObject | null | undefined): TokenUsage {
+  const cached = count(((usage?.input_tokens_details ?? {}) as JsonObject).cached_tokens);
+  const input = count(usage?.input_tokens);
+  return {
+    inputTokens: Math.max(0, input - cached),
+    outputTokens: count(usage?.output_tokens),
+    cacheReadTokens: Math.min(cached, input),
+    cacheWriteTokens: 0,
+    cacheWrite1hTokens: 0,
+  };
+}

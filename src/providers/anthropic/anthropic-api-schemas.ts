@@ -21,7 +21,9 @@ const other = z.object({ type: z.string() }).transform(({ type }) => ({ type: 'o
 const contentBlockSchema = z.union([
   z.object({ type: z.literal('text'), text: z.string() }),
   z.object({ type: z.literal('tool_use'), id: z.string(), name: z.string(), input: z.unknown() }),
-  // thinking, redacted_thinking, server tool blocks: nothing an OpenAI-format answer can carry.
+  // Read only when the request asked for reasoning (the Responses path); chat answers leave it out.
+  z.object({ type: z.literal('thinking'), thinking: z.string(), signature: z.string().optional() }),
+  // redacted_thinking, server tool blocks: nothing an OpenAI-format answer can carry.
   other,
 ]);
 export type AnthropicContentBlock = z.output<typeof contentBlockSchema>;
@@ -39,7 +41,9 @@ export type AnthropicMessage = z.output<typeof anthropicMessageSchema>;
 const deltaSchema = z.union([
   z.object({ type: z.literal('text_delta'), text: z.string() }),
   z.object({ type: z.literal('input_json_delta'), partial_json: z.string() }),
-  // thinking_delta, signature_delta, citations_delta: dropped, as their blocks are.
+  z.object({ type: z.literal('thinking_delta'), thinking: z.string() }),
+  z.object({ type: z.literal('signature_delta'), signature: z.string() }),
+  // citations_delta: dropped, as citations are.
   other,
 ]);
 

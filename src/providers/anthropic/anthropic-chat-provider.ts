@@ -40,7 +40,7 @@ export class AnthropicChatProvider implements Provider {
     const json = await this.http.json<unknown>(response);
     const message = anthropicMessageSchema.safeParse(json);
     if (!message.success) throw new UpstreamError(502, JSON.stringify(json), 'application/json', 'upstream sent a message the gateway cannot read');
-    return convertFromAnthropicResponse(message.data, unixSeconds(this.clock));
+    return convertFromAnthropicResponse(message.data, unixSeconds(this.clock), body.thinking !== undefined);
   }
 
   chatCompletionStream(request: ChatRequest, options: CallOptions): Promise<ChatStream> {
@@ -48,6 +48,7 @@ export class AnthropicChatProvider implements Provider {
     const converter = new AnthropicStreamToChunks({
       includeUsage: request.stream_options?.include_usage === true,
       createdSeconds: unixSeconds(this.clock),
+      reasoning: body.thinking !== undefined,
     });
     async function* events(stream: UpstreamResponse['body']): AsyncGenerator<ChatStreamEvent> {
       for await (const message of readServerSentEvents(stream)) {

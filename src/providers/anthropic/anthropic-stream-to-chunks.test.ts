@@ -13,11 +13,11 @@ const CREATED = 1_762_000_000;
 const fixtureText = (name: string): string => readFileSync(new URL(`./__fixtures__/${name}`, import.meta.url), 'utf8');
 
 /** Runs an SSE body through the same path as the provider, fed in small pieces so frames split across reads. */
-async function convertStream(sse: string, includeUsage: boolean): Promise<ChatStreamEvent[]> {
+async function convertStream(sse: string, includeUsage: boolean, reasoning = false): Promise<ChatStreamEvent[]> {
   const bytes = Buffer.from(sse, 'utf8');
   const pieces: Buffer[] = [];
   for (let at = 0; at < bytes.length; at += 37) pieces.push(bytes.subarray(at, at + 37));
-  const converter = new AnthropicStreamToChunks({ includeUsage, createdSeconds: CREATED });
+  const converter = new AnthropicStreamToChunks({ includeUsage, createdSeconds: CREATED, reasoning });
   const out: ChatStreamEvent[] = [];
   for await (const message of readServerSentEvents(Readable.from(pieces))) {
     const event = parseAnthropicStreamEvent(message.data);
@@ -169,5 +169,21 @@ describe('stream events', () => {
       (error: unknown) => error instanceof UpstreamError && error.status === 502 && /content_block_delta/.test(error.message),
     );
     assert.equal(parseAnthropicStreamEvent(JSON.stringify({ type: 'compaction_delta' })), undefined);
+  });
+});
+
+describe('thinking asked for (the Responses path)', () => {
+  test('thinking deltas become reasoning_content, the signature a thinking_blocks delta, before the tool call', async () => {
+    const chunks = chunksOf(await convertStream(fixtureText('anthropic-thinking-tool-use.chunks.txt'), true, true));
+    const all = deltas(chunks);
+    const reasoning = all.map((delta) => (typeof delta.reasoning_content === 'string' ? delta.reasoning_content : '')).join('');
+    const plain = convertFromAnthropicResponse(anthropicMessageSchema.parse(JSON.parse(fixtureText('anthropic-thinking-tool-use.json'))), CREATED, true);
+    assert.ok(reasoning.length > 0);
+    assert.equal(reasoning, plain.choices[0]?.message.reasoning_content);
+    const signatureAt = all.findIndex((delta) => Array.isArray(delta.thinking_blocks));
+    const toolAt = all.findIndex((delta) => Array.isArray(delta.tool_calls));
+    assert.ok(signatureAt >= 0 && signatureAt < toolAt, 'the signature closes the thinking before the tool call opens');
+    const signature = String((all[signatureAt]!.thinking_blocks as JsonObject[])[0]!.signature);
+    assert.deepEqual(plain.choices[0]?.message.thinking_blocks, [{ type: 'thinking', thinking: reasoning, signature }]);
   });
 });

@@ -28,6 +28,11 @@ export interface StreamConversionOptions {
   includeUsage: boolean;
   /** `created` of every chunk, in Unix seconds. */
   createdSeconds: number;
+  /**
+   * Pass thinking on (the request asked for reasoning: the Responses path): `reasoning_content` deltas, and the block's
+   * signature as a `thinking_blocks` delta when it arrives. Otherwise thinking is dropped.
+   */
+  reasoning?: boolean;
 }
 
 interface ToolBlock {
@@ -84,6 +89,7 @@ export class AnthropicStreamToChunks {
 
   private blockStart(index: number, block: Extract<AnthropicStreamEvent, { type: 'content_block_start' }>['content_block']): ChatStreamEvent[] {
     if (block.type === 'text') return block.text === '' ? [] : [this.chunk({ content: block.text })];
+    if (block.type === 'thinking') return this.options.reasoning && block.thinking !== '' ? [this.chunk({ reasoning_content: block.thinking })] : [];
     if (block.type !== 'tool_use') return [];
     const toolIndex = this.toolBlocks.size;
     // Client tool blocks start with `input: {}` and send the real input as input_json_delta pieces.
@@ -93,6 +99,10 @@ export class AnthropicStreamToChunks {
 
   private blockDelta(index: number, delta: Extract<AnthropicStreamEvent, { type: 'content_block_delta' }>['delta']): ChatStreamEvent[] {
     if (delta.type === 'text_delta') return delta.text === '' ? [] : [this.chunk({ content: delta.text })];
+    if (delta.type === 'thinking_delta') return this.options.reasoning && delta.thinking !== '' ? [this.chunk({ reasoning_content: delta.thinking })] : [];
+    if (delta.type === 'signature_delta') {
+      return this.options.reasoning ? [this.chunk({ thinking_blocks: [{ type: 'thinking', thinking: '', signature: delta.signature }] })] : [];
+    }
     const tool = this.toolBlocks.get(index);
     if (delta.type !== 'input_json_delta' || !tool || delta.partial_json === '') return [];
     tool.sentArguments = true;

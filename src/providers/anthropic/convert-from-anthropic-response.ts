@@ -1,4 +1,4 @@
-import type { ChatMessage, ChatResponse, ChatUsage, JsonObject } from '../../core/chat-types.ts';
+import type { ChatMessage, ChatResponse, ChatUsage, JsonObject, ThinkingBlock } from '../../core/chat-types.ts';
 import type { AnthropicMessage, AnthropicUsage } from './anthropic-api-schemas.ts';
 import { mapAnthropicFinishReason } from './map-anthropic-finish-reason.ts';
 
@@ -33,19 +33,26 @@ export function convertAnthropicUsage(usage: AnthropicUsageCounts): ChatUsage {
 /**
  * An Anthropic `Message` as an OpenAI chat completion. Text blocks are joined into `content`; tool_use blocks become
  * `tool_calls` with their input as a JSON string; thinking and server-tool blocks have no OpenAI form and are dropped.
- * The vendor's message id is kept (`msg_…`) so a call can be traced in the vendor's logs.
+ * The vendor's message id is kept (`msg_…`) so a call can be traced in the vendor's logs. With `reasoning` (the request
+ * asked for thinking: the Responses path) thinking blocks are kept as `reasoning_content` and `thinking_blocks`.
  */
-export function convertFromAnthropicResponse(message: AnthropicMessage, createdSeconds: number): ChatResponse {
+export function convertFromAnthropicResponse(message: AnthropicMessage, createdSeconds: number, reasoning = false): ChatResponse {
   let text = '';
   const toolCalls: JsonObject[] = [];
+  const thinking: ThinkingBlock[] = [];
   for (const block of message.content) {
     if (block.type === 'text') text += block.text;
+    else if (block.type === 'thinking') thinking.push({ type: 'thinking', thinking: block.thinking, signature: block.signature ?? '' });
     else if (block.type === 'tool_use') {
       toolCalls.push({ id: block.id, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) } });
     }
   }
   const reply: ChatMessage = { role: 'assistant', content: text === '' && toolCalls.length > 0 ? null : text, refusal: null };
   if (toolCalls.length > 0) reply.tool_calls = toolCalls;
+  if (reasoning && thinking.length > 0) {
+    reply.reasoning_content = thinking.map((block) => block.thinking).join('');
+    reply.thinking_blocks = thinking;
+  }
   return {
     id: message.id,
     object: 'chat.completion',

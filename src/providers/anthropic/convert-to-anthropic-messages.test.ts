@@ -227,3 +227,39 @@ describe('settings', () => {
     assert.deepEqual(body.messages, [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }]);
   });
 });
+
+describe('reasoning (set only by the Responses translation)', () => {
+  test('effort becomes a thinking budget; the answer keeps its default room; sampling settings give way', () => {
+    const body = convertToAnthropicMessages(chat([{ role: 'user', content: 'Think' }], { reasoning: { effort: 'medium' }, temperature: 0.2, top_p: 0.5 }));
+    assert.deepEqual(body.thinking, { type: 'enabled', budget_tokens: 4096 });
+    assert.equal(body.max_tokens, DEFAULT_ANTHROPIC_MAX_TOKENS + 4096);
+    assert.equal(body.temperature, undefined);
+    assert.equal(body.top_p, undefined);
+  });
+
+  test('no thinking when the output limit leaves no room for the minimum budget, or when a tool is forced', () => {
+    const small = convertToAnthropicMessages(chat([{ role: 'user', content: 'Think' }], { reasoning: { effort: 'high' }, max_completion_tokens: 1000 }));
+    assert.equal(small.thinking, undefined);
+    const capped = convertToAnthropicMessages(chat([{ role: 'user', content: 'Think' }], { reasoning: { effort: 'high' }, max_completion_tokens: 2000 }));
+    assert.deepEqual(capped.thinking, { type: 'enabled', budget_tokens: 1999 });
+    const forced = convertToAnthropicMessages(chat([{ role: 'user', content: 'Think' }], { reasoning: { effort: 'low' }, tools: [weatherTool], tool_choice: 'required' }));
+    assert.equal(forced.thinking, undefined);
+  });
+
+  test('thinking blocks of an assistant turn go first, merged with the turn that follows', () => {
+    const body = convertToAnthropicMessages(
+      chat([
+        { role: 'user', content: 'Weather?' },
+        { role: 'assistant', content: null, thinking_blocks: [{ type: 'thinking', thinking: 'Use the tool.', signature: 'sig' }] },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }] },
+      ]),
+    );
+    assert.deepEqual(body.messages[1], {
+      role: 'assistant',
+      content: [
+        { type: 'thinking', thinking: 'Use the tool.', signature: 'sig' },
+        { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Oslo' } },
+      ],
+    });
+  });
+});

@@ -23,6 +23,7 @@ export type AnthropicContentBlockParam =
   | AnthropicTextBlock
   | { type: 'image'; source: AnthropicImageSource }
   | { type: 'document'; source: { type: 'base64'; media_type: 'application/pdf'; data: string }; title?: string }
+  | { type: 'thinking'; thinking: string; signature: string }
   | { type: 'tool_use'; id: string; name: string; input: JsonObject }
   | { type: 'tool_result'; tool_use_id: string; content: string | AnthropicTextBlock[] };
 
@@ -57,7 +58,12 @@ export interface AnthropicMessagesRequest {
   tool_choice?: AnthropicToolChoice;
   metadata?: { user_id: string };
   output_config?: { format: { type: 'json_schema'; schema: JsonObject } };
+  thinking?: { type: 'enabled'; budget_tokens: number };
 }
+
+/** Thinking budgets for the Responses API's `reasoning.effort` (Anthropic's minimum budget is 1,024 tokens). */
+const THINKING_BUDGETS: Readonly<Record<string, number>> = { low: 1024, medium: 4096, high: 16_384, xhigh: 32_000 };
+const MIN_THINKING_BUDGET = 1024;
 
 const IMAGE_MEDIA_TYPES: ReadonlySet<string> = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
 
@@ -75,12 +81,19 @@ export function convertToAnthropicMessages(request: ChatRequest): AnthropicMessa
     max_tokens: input.max_completion_tokens ?? input.max_tokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS,
     messages,
   };
+  const thinking = thinkingBudget(input);
   if (system.length > 0) body.system = system;
   if (input.stream === true) body.stream = true;
   const stop = typeof input.stop === 'string' ? [input.stop] : input.stop;
   if (stop && stop.length > 0) body.stop_sequences = stop;
-  if (input.temperature != null) body.temperature = input.temperature;
-  if (input.top_p != null) body.top_p = input.top_p;
+  // Anthropic refuses sampling settings with thinking on; thinking wins, as the client asked for it by name.
+  if (input.temperature != null && thinking === undefined) body.temperature = input.temperature;
+  if (input.top_p != null && thinking === undefined) body.top_p = input.top_p;
+  if (thinking !== undefined) {
+    body.thinking = { type: 'enabled', budget_tokens: thinking };
+    // max_tokens covers thinking and the answer; with no limit given, the answer keeps the default room.
+    if (input.max_completion_tokens == null && input.max_tokens == null) body.max_tokens = DEFAULT_ANTHROPIC_MAX_TOKENS + thinking;
+  }
   // `safety_identifier` is OpenAI's successor to `user`; both are the opaque end-user id Anthropic's metadata takes.
   const userId = input.user ?? input.safety_identifier;
   if (userId) body.metadata = { user_id: userId };
@@ -90,6 +103,21 @@ export function convertToAnthropicMessages(request: ChatRequest): AnthropicMessa
     body.output_config = { format: { type: 'json_schema', schema: format.json_schema.schema ?? { type: 'object' } } };
   }
   return body;
+}
+
+/**
+ * The thinking budget for `reasoning.effort` (set by the Responses translation only), or undefined for none: effort
+ * unknown, a tool use forced (Anthropic allows thinking only with auto or none), or an output limit too small to think in.
+ */
+function thinkingBudget(input: OpenAiChatInput): number | undefined {
+  const effort = input.reasoning?.effort;
+  const wanted = effort === undefined ? undefined : THINKING_BUDGETS[effort];
+  if (wanted === undefined) return undefined;
+  const choice = input.tool_choice;
+  if (choice === 'required' || (typeof choice === 'object' && choice !== null && choice.type === 'function')) return undefined;
+  const limit = input.max_completion_tokens ?? input.max_tokens;
+  const budget = limit == null ? wanted : Math.min(wanted, limit - 1);
+  return budget >= MIN_THINKING_BUDGET ? budget : undefined;
 }
 
 function convertMessages(input: readonly OpenAiChatMessage[]): { system: AnthropicTextBlock[]; messages: AnthropicMessageParam[] } {
@@ -181,7 +209,8 @@ function parseDataUrl(url: string): { mediaType: string; data: string } | undefi
 }
 
 function assistantBlocks(message: Extract<OpenAiChatMessage, { role: 'assistant' }>, param: string): AnthropicContentBlockParam[] {
-  const blocks: AnthropicContentBlockParam[] = [];
+  // Thinking comes first in an assistant turn, as the vendor produced it.
+  const blocks: AnthropicContentBlockParam[] = (message.thinking_blocks ?? []).map((block) => ({ type: 'thinking', thinking: block.thinking, signature: block.signature }));
   const content = message.content;
   if (typeof content === 'string') blocks.push(...nonEmptyText(content));
   else if (content) {

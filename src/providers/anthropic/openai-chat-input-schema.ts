@@ -35,6 +35,7 @@ const messageSchema = z.discriminatedUnion('role', [
     role: z.literal('assistant'),
     content: z.union([z.string(), z.array(z.union([textPart, refusalPart, other]))]).nullish(),
     tool_calls: z.array(toolCall).nullish(),
+    thinking_blocks: z.array(z.object({ type: z.literal('thinking'), thinking: z.string(), signature: z.string() })).nullish(),
   }),
   z.object({ role: z.literal('tool'), tool_call_id: z.string(), content: textContent }),
   z.object({ role: z.literal('function') }),
@@ -79,5 +80,7 @@ export const openAiChatInputSchema = z.object({
   parallel_tool_calls: z.boolean().nullish(),
   response_format: responseFormat.nullish(),
   stream: z.boolean().nullish(),
+  /** Set only by the Responses translation (chat-types.ts ThinkingBlock): asks for Claude's extended thinking. */
+  reasoning: z.object({ effort: z.string() }).nullish(),
 });
 export type OpenAiChatInput = z.output<typeof openAiChatInputSchema>;

@@ -1,0 +1,246 @@
+import type { ChatRequest, ChatResponse, ChatUsage, JsonObject, ThinkingBlock } from '../../core/chat-types.ts';
+import { GatewayError, invalidParam } from '../../core/errors.ts';
+import type { ResponsesRequest } from '../../dialects/openai/responses-request.ts';
+import { outputItemsFromChat, incompleteReason, renderResponse, responseUsage, type ResponseContext } from '../../dialects/openai/responses-render.ts';
+import { inputItems, responsesToChat } from '../../dialects/openai/responses-to-chat.ts';
+import { unixSeconds } from '../../lib/clock.ts';
+import { newId } from '../../lib/ids.ts';
+import { estimateTokens } from '../../lib/token-estimate.ts';
+import type { UpstreamResponse } from '../../providers/http-client.ts';
+import type { OpenAiResponses } from '../../providers/openai/openai-responses.ts';
+import type { ChatStream } from '../../providers/provider.ts';
+import type { AccountRef } from '../accounts/accounts.ts';
+import { priceUsage, type Cost } from '../billing/pricing.ts';
+import { estimateUsage } from '../inference/chat-completions.ts';
+import { chargeCall, prepareModelCall, type Caller, type ModelCall, type ModelCallDependencies } from '../inference/model-call.ts';
+import { tokenUsageFromChat, tokenUsageFromResponses } from '../inference/usage.ts';
+import { relayPassthroughStream, relayTranslatedStream } from './responses-stream.ts';
+import type { ResponsesRepository, StoredResponse } from './stored-responses.ts';
+
+const CHAT_KINDS = ['chat'] as const;
+const DAY_MS = 86_400_000;
+/** Retention runs at most this often (and at start). */
+const MAINTAIN_EVERY_MS = 60 * 60_000;
+/** How far back `previous_response_id` chains are followed. */
+const MAX_CHAIN = 1000;
+
+export interface ResponsesDependencies extends ModelCallDependencies {
+  responses: ResponsesRepository;
+  retentionDays: number;
+  /** Told of failures off the request path: retention (tried again later), storing a streamed response. */
+  report: (error: unknown, what: string) => void;
+}
+
+/** A Responses call authorised and ready to forward, one of two ways. */
+export type PreparedResponse = TranslatedCall | PassthroughCall;
+
+/** A model the gateway translates (Claude): the canonical chat request, and what the stored turn needs. */
+export interface TranslatedCall {
+  mode: 'translated';
+  call: ModelCall;
+  request: ResponsesRequest;
+  chat: ChatRequest;
+  /** This request's own input items (stored with the output, for the next turn). */
+  items: JsonObject[];
+  context: ResponseContext;
+}
+
+/** A model the vendor serves in this format (OpenAI): the body as bytes, the client for its Responses API. */
+export interface PassthroughCall {
+  mode: 'passthrough';
+  call: ModelCall;
+  request: ResponsesRequest;
+  client: OpenAiResponses;
+  body: string;
+}
+
+const notFound = (id: string, param: string | null): GatewayError =>
+  new GatewayError('not_found', `Response with id '${id}' not found.`, { param, codeA: 'not_found' });
+
+/** The account a key's responses belong to: its org for a business key, else its user. */
+export const ownerOf = (caller: Caller): AccountRef => (caller.key.orgId ? { type: 'org', id: caller.key.orgId } : { type: 'user', id: caller.key.userId });
+
+const sameAccount = (a: AccountRef, b: AccountRef): boolean => a.type === b.type && a.id === b.id;
+
+/**
+ * POST /v1/responses and GET /v1/responses/:id. The same checks as every model endpoint (model, key's allowed models,
+ * retirement, spend limit, balance) run first; then OpenAI-format models pass through to the vendor and Claude models are
+ * translated to the canonical chat request and back. Every response id is recorded with the account that made it; ids of
+ * other accounts answer 404 like unknown ones. Each call is charged once, from the vendor's usage.
+ */
+export class ResponsesService {
+  private maintainedAt = Number.NEGATIVE_INFINITY;
+
+  constructor(private readonly dependencies: ResponsesDependencies) {}
+
+  async prepare(caller: Caller, request: ResponsesRequest, useWalletBalance: boolean): Promise<PreparedResponse> {
+    const call = await prepareModelCall(this.dependencies, caller, { model: request.model, endpoint: 'responses', kinds: CHAT_KINDS, useWalletBalance });
+    const previous = request.previous_response_id ? await this.owned(caller, request.previous_response_id, 'previous_response_id') : undefined;
+    const served = call.resolution.served;
+    if (call.provider.type === 'openai') {
+      if (previous?.translated) throw invalidParam('previous_response_id', `was made by a model this one cannot continue ('${previous.model}'); use a model of the same vendor`);
+      const body = JSON.stringify({ ...request, model: served.upstreamModel });
+      return { mode: 'passthrough', call, request, client: this.dependencies.providers.responses(served.provider), body };
+    }
+    if (previous && !previous.translated) throw invalidParam('previous_response_id', `was made by a model this one cannot continue ('${previous.model}'); use a model of the same vendor`);
+    const history = previous ? await this.history(previous) : [];
+    const items = inputItems(request.input);
+    const chat = responsesToChat(request, history, items, served.upstreamModel);
+    const context: ResponseContext = {
+      id: newId('response'),
+      createdAt: unixSeconds(this.dependencies.clock),
+      model: request.model,
+      request,
+      warnings: call.resolution.warning ? [{ ...call.resolution.warning }] : null,
+    };
+    return { mode: 'translated', call, request, chat, items, context };
+  }
+
+  /** A non-stream translated call: the Response object, charged and stored. */
+  async completeTranslated(prepared: TranslatedCall): Promise<JsonObject> {
+    const { call, chat } = prepared;
+    const response = await call.provider.chatCompletion({ ...chat, stream: false }, { requestId: call.caller.requestId });
+    const choice = response.choices[0];
+    const usage: ChatUsage = response.usage ?? estimateUsage(chat, completionText(response));
+    this.charge(call, tokenUsageFromChat(usage));
+    const output = choice ? outputItemsFromChat(choice.message, choice.finish_reason) : [];
+    const thinking = ((choice?.message.thinking_blocks ?? []) as ThinkingBlock[]).map((block) => block.thinking).join('');
+    const incomplete = incompleteReason(choice?.finish_reason);
+    const body = renderResponse(prepared.context, {
+      status: incomplete ? 'incomplete' : 'completed',
+      output,
+      usage: responseUsage(usage, estimateTokens(thinking)),
+      incomplete,
+    });
+    await this.storeTranslated(prepared, body);
+    return prepared.context.warnings ? { ...body, warnings: prepared.context.warnings } : body;
+  }
+
+  /** Opens the Claude stream (usage always asked for, so the charge follows the vendor's count). */
+  openTranslatedStream(prepared: TranslatedCall, signal: AbortSignal): Promise<ChatStream> {
+    const { call, chat } = prepared;
+    return call.provider.chatCompletionStream({ ...chat, stream: true, stream_options: { include_usage: true } }, { requestId: call.caller.requestId, signal });
+  }
+
+  /** Relays a translated stream as Responses events (rules: responses-stream.ts); charged once, stored at its end. */
+  relayTranslated(prepared: TranslatedCall, stream: ChatStream): AsyncGenerator<string> {
+    return relayTranslatedStream(this, prepared, stream, (error) => this.dependencies.report(error, 'storing a streamed response failed'));
+  }
+
+  /** Relays a pass-through stream as the vendor sent it (rules: responses-stream.ts); charged once, its id recorded. */
+  relayPassthrough(prepared: PassthroughCall, upstream: UpstreamResponse): AsyncGenerator<string> {
+    return relayPassthroughStream(this, prepared, upstream, (error) => this.dependencies.report(error, 'recording a streamed response failed'));
+  }
+
+  /** Sends a pass-through request; the caller reads (non-stream) or relays (stream) the body. */
+  sendPassthrough(prepared: PassthroughCall, stream: boolean, signal?: AbortSignal): Promise<UpstreamResponse> {
+    return prepared.client.create(prepared.body, { requestId: prepared.call.caller.requestId, stream, signal });
+  }
+
+  /** A non-stream pass-through answer: charged from its usage, its id recorded; the vendor's bytes unless retirement rewrites. */
+  async completePassthrough(prepared: PassthroughCall, response: UpstreamResponse): Promise<string> {
+    const text = await response.body.text();
+    let parsed: JsonObject;
+    try {
+      parsed = JSON.parse(text) as JsonObject;
+    } catch {
+      throw new GatewayError('upstream_error', 'The upstream model provider sent a body that is not JSON.');
+    }
+    this.charge(prepared.call, tokenUsageFromResponses(parsed.usage as JsonObject | undefined));
+    if (typeof parsed.id === 'string') await this.recordPassthrough(prepared, parsed.id);
+    const { resolution } = prepared.call;
+    if (!resolution.warning) return text;
+    return JSON.stringify({ ...parsed, model: resolution.requested.id, warnings: [resolution.warning] });
+  }
+
+  /** Books a charge (once per call: the relays and the non-stream paths each call it exactly once). */
+  charge(call: ModelCall, tokens: ReturnType<typeof tokenUsageFromChat>): Cost {
+    const cost = priceUsage(call.resolution.billed, tokens);
+    chargeCall(this.dependencies, call, cost, tokens, 'responses');
+    return cost;
+  }
+
+  /** Stores a finished translated response: owner always; the rendered body and the turn's items unless `store: false`. */
+  async storeTranslated(prepared: TranslatedCall, body: JsonObject): Promise<void> {
+    const keep = prepared.request.store !== false;
+    await this.record({
+      id: prepared.context.id,
+      owner: ownerOf(prepared.call.caller),
+      keyId: prepared.call.caller.key.id,
+      model: prepared.request.model,
+      provider: prepared.call.resolution.served.provider,
+      translated: true,
+      createdAt: this.dependencies.clock.now(),
+      previousResponseId: prepared.request.previous_response_id ?? null,
+      conversation: keep ? [...prepared.items, ...((body.output as JsonObject[]) ?? [])] : null,
+      body: keep ? body : null,
+    });
+  }
+
+  async recordPassthrough(prepared: PassthroughCall, id: string): Promise<void> {
+    await this.record({
+      id,
+      owner: ownerOf(prepared.call.caller),
+      keyId: prepared.call.caller.key.id,
+      model: prepared.request.model,
+      provider: prepared.call.resolution.served.provider,
+      translated: false,
+      createdAt: this.dependencies.clock.now(),
+      previousResponseId: prepared.request.previous_response_id ?? null,
+      conversation: null,
+      body: null,
+    });
+  }
+
+  /** GET /v1/responses/:id: the stored body (translated), or the vendor's answer after the ownership check (pass-through). */
+  async retrieve(caller: Caller, id: string, query: string): Promise<{ body: string; contentType: string }> {
+    const stored = await this.owned(caller, id, null);
+    if (stored.translated) {
+      if (!stored.body) throw notFound(id, null);
+      return { body: JSON.stringify(stored.body), contentType: 'application/json' };
+    }
+    const response = await this.dependencies.providers.responses(stored.provider).retrieve(id, query, { requestId: caller.requestId });
+    return { body: await response.body.text(), contentType: String(response.headers['content-type'] ?? 'application/json') };
+  }
+
+  /** Deletes responses past TOLLGATE_RESPONSES_DAYS, at most hourly; a failure is reported and tried again later. */
+  async maintain(force = false): Promise<void> {
+    const now = this.dependencies.clock.now();
+    if (!force && now - this.maintainedAt < MAINTAIN_EVERY_MS) return;
+    this.maintainedAt = now;
+    try {
+      await this.dependencies.responses.deleteBefore(now - this.dependencies.retentionDays * DAY_MS);
+    } catch (error) {
+      this.maintainedAt = Number.NEGATIVE_INFINITY;
+      this.dependencies.report(error, 'deleting expired responses failed; will try again');
+    }
+  }
+
+  private async record(response: StoredResponse): Promise<void> {
+    await this.dependencies.responses.insert(response);
+    void this.maintain();
+  }
+
+  /** A stored response of the caller's account; another account's id is answered as an unknown one. */
+  private async owned(caller: Caller, id: string, param: string | null): Promise<StoredResponse> {
+    const stored = await this.dependencies.responses.get(id);
+    if (!stored || !sameAccount(stored.owner, ownerOf(caller))) throw notFound(id, param);
+    return stored;
+  }
+
+  /** The items of every earlier turn of a translated conversation, oldest first; a turn not stored ends it with 404. */
+  private async history(last: StoredResponse): Promise<JsonObject[]> {
+    const turns: JsonObject[][] = [];
+    let turn: StoredResponse | undefined = last;
+    for (let depth = 0; turn && depth < MAX_CHAIN; depth += 1) {
+      if (!turn.conversation) throw notFound(turn.id, 'previous_response_id');
+      turns.push(turn.conversation);
+      turn = turn.previousResponseId ? await this.dependencies.responses.get(turn.previousResponseId) : undefined;
+    }
+    return turns.reverse().flat();
+  }
+}
+
+function completionText(response: ChatResponse): string {
+  return response.choices.map((choice) => `${typeof choice.message.content === 'string' ? choice.message.content : ''}${JSON.stringify(choice.message.tool_calls ?? '')}`).join('');
+}

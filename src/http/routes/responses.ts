@@ -1,0 +1,43 @@
+import type { FastifyInstance } from 'fastify';
+import { renderErrorA } from '../../core/errors.ts';
+import { responsesRequestSchema, toResponsesRequest } from '../../dialects/openai/responses-request.ts';
+import { parseOrThrow } from '../../dialects/validation.ts';
+import type { ResponsesService } from '../../features/responses/responses-service.ts';
+import { sseFrame } from '../../lib/sse-writer.ts';
+import { callerOf, clientAbort, walletFromQuery } from '../caller.ts';
+import { sendEventStream } from '../event-stream.ts';
+
+/** A failure after the stream began, as the Responses API's `error` event. */
+const errorFrame = (error: Parameters<typeof renderErrorA>[0]): string => {
+  const { message, type, param, code } = renderErrorA(error).error;
+  return sseFrame(JSON.stringify({ type: 'error', code: code ?? type, message, param }), 'error');
+};
+
+/** POST /v1/responses (stream and not) and GET /v1/responses/:id (OpenAI's Responses API; DESIGN §12). */
+export function registerResponsesRoutes(app: FastifyInstance, responses: ResponsesService): void {
+  app.post('/v1/responses', { config: { name: 'responses', upstreamPassthrough: true } }, async (request, reply) => {
+    const { request: body, useWalletBalance } = toResponsesRequest(parseOrThrow(responsesRequestSchema, request.body));
+    const prepared = await responses.prepare(callerOf(request), body, useWalletBalance || walletFromQuery(request));
+    reply.headers(prepared.call.resolution.headers);
+    const stream = body.stream === true;
+    // A non-stream call runs to its end even if the client leaves: the vendor bills it, so it is charged (no abort wiring).
+    if (prepared.mode === 'translated' && !stream) return responses.completeTranslated(prepared);
+    if (prepared.mode === 'passthrough' && !stream) {
+      const text = await responses.completePassthrough(prepared, await responses.sendPassthrough(prepared, false));
+      return reply.type('application/json').send(text);
+    }
+    const abort = clientAbort(reply);
+    const frames =
+      prepared.mode === 'translated'
+        ? responses.relayTranslated(prepared, await responses.openTranslatedStream(prepared, abort.signal))
+        : responses.relayPassthrough(prepared, await responses.sendPassthrough(prepared, true, abort.signal));
+    await sendEventStream(request, reply, frames, abort, errorFrame);
+    return reply;
+  });
+
+  app.get<{ Params: { id: string } }>('/v1/responses/:id', { config: { name: 'responses.get', upstreamPassthrough: true } }, async (request, reply) => {
+    const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '';
+    const result = await responses.retrieve(callerOf(request), request.params.id, query);
+    return reply.type(result.contentType).send(result.body);
+  });
+}
