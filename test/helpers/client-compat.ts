@@ -97,12 +97,17 @@ export interface BillingExpectation {
 }
 
 /**
- * The acceptance check of every scenario: the client made `calls` calls, each answered 200 with a request id; the request log
+ * The acceptance check of every scenario: the client made `calls` calls (as its counting fetch saw them, or as given for a
+ * client that is a separate program), each answered 200 with a request id; the request log
  * has exactly those rows (tokens > 0, status 200); the ledger has exactly one charge per row, for the row's cost; the balance
  * went down by the sum. Returns the rows, oldest first.
  */
-export async function assertBilledOncePerCall(gateway: TestGateway, account: CompatAccount, expected: BillingExpectation): Promise<RequestLogRow[]> {
-  const calls = account.fetch.calls;
+export async function assertBilledOncePerCall(
+  gateway: TestGateway,
+  account: Pick<CompatAccount, 'userId'>,
+  expected: BillingExpectation,
+  calls: readonly RecordedCall[] = (account as CompatAccount).fetch.calls,
+): Promise<RequestLogRow[]> {
   assert.equal(calls.length, expected.calls, `the client made ${expected.calls} HTTP call(s): ${JSON.stringify(calls)}`);
   for (const call of calls) {
     assert.equal(call.status, 200, `every call succeeded: ${JSON.stringify(call)}`);
