@@ -9,6 +9,7 @@
 //   output_config.format json_schema the JSON of sampleFromSchema(schema); else replyText(last user text).
 //   stop_sequences cut it (stop_reason `stop_sequence`); max_tokens, shared with thinking, truncates it
 //   (stop_reason `max_tokens`; a tool call that does not fit is dropped). An empty text gives no block.
+//   A text block has no `citations` key: the vendor omits it when there are none (never `citations: null`).
 // output_tokens = countTokens(thinking) + countTokens(text or JSON of the tool input).
 
 import { createHash } from 'node:crypto';
@@ -18,7 +19,7 @@ import { countTokens, finishText, replyText, thinkingText, toolResultReplyText, 
 
 export type AnthropicBlock =
   | { type: 'thinking'; thinking: string; signature: string }
-  | { type: 'text'; text: string; citations: null }
+  | { type: 'text'; text: string }
   | { type: 'tool_use'; id: string; name: string; input: unknown };
 
 export type StopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use';
@@ -92,7 +93,7 @@ export function buildAnthropicReply(body: JsonRecord, messages: readonly JsonRec
     return { content, stopReason: 'tool_use', stopSequence: null, outputTokens: used + tokens };
   }
   const finished = finishText(fullText(body, messages, userText, replyTokens), stringList(body.stop_sequences), remaining);
-  if (finished.text !== '') content.push({ type: 'text', text: finished.text, citations: null });
+  if (finished.text !== '') content.push({ type: 'text', text: finished.text });
   const stopReason: StopReason = finished.reason === 'stop' ? 'end_turn' : finished.reason;
   return { content, stopReason, stopSequence: finished.stopSequence, outputTokens: used + countTokens(finished.text) };
 }

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import { createAnthropic } from '@ai-sdk/anthropic';
 import Anthropic from '@anthropic-ai/sdk';
+import { generateText, streamText } from 'ai';
 import {
   anthropicPromptTokens,
   countTokens,
@@ -38,7 +40,7 @@ describe('messages', () => {
     assert.equal(message.role, 'assistant');
     assert.equal(message.model, model);
     assert.equal(message.stop_reason, 'end_turn');
-    assert.deepEqual(message.content, [{ type: 'text', text: replyText('Hello Claude', 16), citations: null }]);
+    assert.deepEqual(message.content, [{ type: 'text', text: replyText('Hello Claude', 16) }]);
     assert.equal(message.usage.input_tokens, countTokens('Be kind.') + countTokens('Hello Claude'));
     assert.equal(message.usage.output_tokens, 16);
     assert.equal(message.usage.cache_creation_input_tokens, 0);
@@ -198,5 +200,33 @@ describe('messages', () => {
       body: JSON.stringify({ model, messages: [{ role: 'user', content: 'abcd' }] }),
     });
     assert.deepEqual(await bearer.json(), { input_tokens: 1 });
+  });
+});
+
+describe('text blocks as the vendor sends them', () => {
+  const post = (body: Record<string, unknown>): Promise<Response> => fetch(`${simulator.url}/v1/messages`, {
+    method: 'POST',
+    headers: { 'x-api-key': 'sk-ant-test', 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+    body: JSON.stringify({ model, max_tokens: 100, messages: [{ role: 'user', content: 'Hello Claude' }], ...body }),
+  });
+
+  it('a text block carries no citations key, in the body and in the stream', async () => {
+    const message = await (await post({})).json() as { content: Record<string, unknown>[] };
+    assert.deepEqual(message.content, [{ type: 'text', text: replyText('Hello Claude', 16) }]);
+    const stream = await (await post({ stream: true })).text();
+    const starts = stream.split('\n').filter((line) => line.startsWith('data: ') && line.includes('"content_block_start"'));
+    assert.deepEqual(starts.map((line) => JSON.parse(line.slice(6)) as unknown), [
+      { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+    ]);
+    assert.ok(!stream.includes('citations'));
+  });
+
+  it("@ai-sdk/anthropic's generateText and streamText read the reply", async () => {
+    const provider = createAnthropic({ apiKey: 'sk-ant-test', baseURL: `${simulator.url}/v1` });
+    const generated = await generateText({ model: provider(model), prompt: 'Hello Claude', maxOutputTokens: 100 });
+    assert.equal(generated.text, replyText('Hello Claude', 16));
+    assert.equal(generated.usage.outputTokens, 16);
+    const streamed = streamText({ model: provider(model), prompt: 'Hello Claude', maxOutputTokens: 100 });
+    assert.equal(await streamed.text, replyText('Hello Claude', 16));
   });
 });

@@ -4,7 +4,7 @@
 //   DELETE /_sim/faults  removes every fault
 //   GET /_sim/requests   recorded requests, oldest first
 //   DELETE /_sim/requests
-//   POST /_sim/reset     faults, recorded requests, prompt-cache state and video jobs
+//   POST /_sim/reset     faults, recorded requests, prompt-cache state, video jobs and stored responses
 //   GET /_sim/health     {"ok":true}
 //   GET /_sim/files/{name}  the bytes behind image URLs (`img-<n>-<i>.png` → the 1×1 PNG), no auth; else 404
 

@@ -4,6 +4,7 @@ import type { IncomingHttpHeaders, OutgoingHttpHeaders, ServerResponse } from 'n
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FormData } from './multipart-form.ts';
 import type { PromptCache } from './prompt-cache.ts';
+import type { ResponseStore } from './response-store.ts';
 import type { Fault, SimulatorOptions } from './types.ts';
 import type { VideoStore } from './video-store.ts';
 
@@ -12,6 +13,8 @@ export interface SimulatorState {
   options: Required<SimulatorOptions>;
   promptCache: PromptCache;
   videos: VideoStore;
+  /** Stored Responses API objects (POST /v1/responses with `store` not false). */
+  responses: ResponseStore;
   /** `http://host:port` this simulator listens on ("" before it listens). */
   readonly url: string;
   /** Increasing counter used for response ids (`chatcmpl-<n>`, `msg_…`, `req_…`). */

@@ -19,11 +19,13 @@ import { handleEmbeddings } from './openai-embeddings.ts';
 import { handleImageGenerations } from './openai-images.ts';
 import { handleModels } from './openai-models.ts';
 import { handleModerations } from './openai-moderations.ts';
+import { handleCreateResponse, handleDeleteResponse, handleRetrieveResponse } from './openai-responses.ts';
 import { handleSpeech } from './openai-speech.ts';
 import { handleTranscriptions } from './openai-transcriptions.ts';
 import { handleCreateVideo, handleDeleteVideo, handleListVideos, handleRetrieveVideo, handleVideoContent } from './openai-videos.ts';
 import { PromptCache } from './prompt-cache.ts';
 import { flattenHeaders, RequestRecorder } from './recorder.ts';
+import { ResponseStore } from './response-store.ts';
 import { RouteTable, type RouteMatch } from './route-table.ts';
 import type { Simulator, SimulatorOptions } from './types.ts';
 import { VideoStore } from './video-store.ts';
@@ -86,6 +88,9 @@ const ROUTES = new Map<string, Route>([
   ['GET /v1/videos/:id', { handler: handleRetrieveVideo, json: false }],
   ['DELETE /v1/videos/:id', { handler: handleDeleteVideo, json: false }],
   ['GET /v1/videos/:id/content', { handler: handleVideoContent, json: false }],
+  ['POST /v1/responses', { handler: handleCreateResponse, json: true }],
+  ['GET /v1/responses/:id', { handler: handleRetrieveResponse, json: false }],
+  ['DELETE /v1/responses/:id', { handler: handleDeleteResponse, json: false }],
   ['GET /v1/models', { handler: handleModels, json: false }],
   ['POST /v1/messages', { handler: handleMessages, json: true }],
   ['POST /v1/messages/count_tokens', { handler: handleCountTokens, json: true }],
@@ -135,6 +140,7 @@ class SimulatorServer implements SimulatorState {
   readonly faults = new FaultQueue();
   readonly recorder: RequestRecorder;
   readonly videos = new VideoStore();
+  readonly responses = new ResponseStore();
   url = '';
   #sequence = 0;
   #requestSequence = 0;
@@ -159,6 +165,7 @@ class SimulatorServer implements SimulatorState {
     this.recorder.clear();
     this.promptCache.clear();
     this.videos.clear();
+    this.responses.clear();
   }
 
   async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {

@@ -65,7 +65,7 @@ export interface Simulator {
   readonly requests: RecordedRequest[];
   lastRequest(pathPrefix?: string): RecordedRequest | undefined;
   addFault(fault: Fault): void;
-  /** Clears faults, recorded requests, prompt-cache state and video jobs (video ids keep counting up). */
+  /** Clears faults, recorded requests, prompt-cache state, video jobs and stored responses (ids keep counting up). */
   reset(): void;
   close(): Promise<void>;
 }

@@ -99,6 +99,15 @@ import { UsageService } from './features/usage/usage-service.ts';
 import { SqlRequestLogRepository } from './storage/request-log-repository.ts';
 import { registerUsageRoutes } from './http/routes/management/usage.ts';
 import { registerAdminUsageRoutes } from './http/routes/admin/usage.ts';
+import { PaymentsService } from './features/payments/payments-service.ts';
+import { StripeVendor } from './features/payments/stripe-vendor.ts';
+import { SqlPaymentsRepository } from './storage/payments-repository.ts';
+import { registerPaymentRoutes } from './http/routes/management/payments.ts';
+
+/** A hop count as Fastify runs it (its types take no number): trust the first `hops` proxies in front of the gateway. */
+function trustProxyOption(setting: boolean | number | string): boolean | string | ((address: string, hop: number) => boolean) {
+  return typeof setting === 'number' ? (_address, hop) => hop < setting : setting;
+}
 
 export interface AppDependencies {
   config: Readonly<Config>;
@@ -129,6 +138,7 @@ export interface Services {
   signup: SignupService;
   botIntegrations: BotIntegrationsService;
   vouchers: VouchersService;
+  payments: PaymentsService;
   directory: DirectoryService;
   keys: KeysService;
   /** Keys as their users manage them (the management API's rules). */
@@ -239,6 +249,15 @@ export function createServices(dependencies: AppDependencies): Services {
     audit,
     directory: new DirectoryService(new SqlAccountsDirectory(storage.db), accountsRepository, accounts, sessions, audit, bus),
     vouchers: new VouchersService(new SqlVouchersRepository(storage.db, ledger), accounts, audit, bus, clock),
+    payments: new PaymentsService(
+      new SqlPaymentsRepository(storage.db, ledger),
+      config.stripe ? new StripeVendor(config.stripe.secretKey, config.stripe.webhookSecret, config.stripe.apiUrl) : undefined,
+      accounts,
+      audit,
+      bus,
+      clock,
+      { currency: config.currency, min: config.topUp.min, max: config.topUp.max, publicUrl },
+    ),
     sessions,
     orgs,
     invitations: new InvitationsService(new SqlInvitationsRepository(storage.db), accounts, sessions, audit, clock, { signup: config.signup, publicUrl }),
@@ -296,7 +315,7 @@ function registerRoutes(server: FastifyInstance, services: Services): void {
   registerAssistantRoutes(server, { assistants: services.assistants, assistantChat: services.assistantChat, models: services.catalog });
   registerKnowledgeRoutes(server, services.knowledge);
   registerChatbotRoutes(server, services.chatbot);
-  registerAdminRoutes(server, { accounts: services.accounts, keys: services.keys, catalog: services.catalog, chatbot: services.chatbot, tasks: services.tasks, vouchers: services.vouchers, audit: services.audit, directory: services.directory, clock });
+  registerAdminRoutes(server, { accounts: services.accounts, keys: services.keys, catalog: services.catalog, chatbot: services.chatbot, tasks: services.tasks, vouchers: services.vouchers, payments: services.payments, audit: services.audit, directory: services.directory, clock });
   registerAdminUsageRoutes(server, services.usage);
   registerManagementRoutes(server, services);
 }
@@ -312,6 +331,7 @@ function registerManagementRoutes(server: FastifyInstance, services: Services): 
   registerBotRoutes(server, services.botIntegrations);
   registerUsageRoutes(server, services.usage);
   registerVoucherRedeemRoute(server, services.vouchers);
+  registerPaymentRoutes(server, services.payments);
   registerOrgAuditRoute(server, { accounts: services.accounts, audit: services.audit });
 }
 
@@ -328,6 +348,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<App> {
     logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
     forceCloseConnections: false,
+    trustProxy: trustProxyOption(dependencies.config.trustProxy),
   });
   registerObservability(server, services.metrics, services.activity, services.requestLog);
   await services.requestLog.maintain(true);

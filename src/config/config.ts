@@ -1,9 +1,24 @@
 import { z } from 'zod';
+import { parseAmount, type Money } from '../lib/money.ts';
 
 const booleanText = z
   .enum(['true', 'false', '1', '0', ''])
   .optional()
   .transform((value) => value === 'true' || value === '1');
+
+/** A positive amount of money as decimal text (`10.00`). */
+const moneySetting = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((text, context): Money => {
+      const amount = parseAmount(text);
+      if (amount === undefined || amount <= 0n) {
+        context.addIssue({ code: 'custom', message: 'must be a positive decimal amount such as 10.00' });
+        return z.NEVER;
+      }
+      return amount;
+    });
 
 /** The only engines the gateway speaks; anything else would be taken for a file name and create files. */
 const DATABASE_URL_PATTERN = /^(sqlite:.+|postgres(ql)?:\/\/.+)$/;
@@ -41,6 +56,12 @@ const environmentSchema = z.object({
   TOLLGATE_GENERATE_WAIT_MS: z.coerce.number().int().positive().default(60_000),
   TOLLGATE_METRICS_TOKEN: z.string().min(1).optional(),
   TOLLGATE_SIGNUP: z.enum(['closed', 'invite', 'open']).default('closed'),
+  TOLLGATE_TRUST_PROXY: z.string().min(1).optional(),
+  STRIPE_SECRET_KEY: z.string().min(1).optional(),
+  STRIPE_WEBHOOK_SECRET: z.string().min(1).optional(),
+  TOLLGATE_STRIPE_API_URL: z.url({ protocol: /^https?$/ }).optional(),
+  TOLLGATE_TOPUP_MIN: moneySetting('1.00'),
+  TOLLGATE_TOPUP_MAX: moneySetting('10000.00'),
   OPENAI_API_KEY: z.string().optional(),
   OPENAI_BASE_URL: z.string().default('https://api.openai.com/v1'),
   ANTHROPIC_API_KEY: z.string().optional(),
@@ -91,10 +112,27 @@ export interface Config {
   metricsToken: string | undefined;
   /** Self sign-up (DESIGN §10): `closed` (operators create users), `invite` (only with an org invitation), `open`. */
   signup: SignupMode;
+  /**
+   * Behind a reverse proxy: which hops' `X-Forwarded-For` to believe for the client's address (login throttling, the admin-token
+   * limiter and the audit log key on it). `false` (default): none; `true`: any; a number: that many hops; else addresses/CIDRs.
+   */
+  trustProxy: boolean | number | string;
+  /** Card top-ups (DESIGN §15); absent without STRIPE_SECRET_KEY. */
+  stripe: { secretKey: string; webhookSecret: string | undefined; apiUrl: string | undefined } | undefined;
+  /** Bounds of one card top-up, in the gateway's currency. */
+  topUp: { min: Money; max: Money };
   vendors: {
     openai: { apiKey: string | undefined; baseUrl: string };
     anthropic: { apiKey: string | undefined; baseUrl: string };
   };
+}
+
+/** TOLLGATE_TRUST_PROXY as Fastify's `trustProxy` takes it. */
+function trustProxyOf(text: string | undefined): boolean | number | string {
+  if (text === undefined || text === 'false') return false;
+  if (text === 'true') return true;
+  if (/^\d+$/.test(text)) return Number(text);
+  return text;
 }
 
 /** A configuration the gateway refuses to start with; its message is meant for the operator as it is. */
@@ -109,6 +147,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Readon
     throw new ConfigurationError(`invalid configuration: ${problems}`);
   }
   const env = parsed.data;
+  if (env.TOLLGATE_TOPUP_MIN > env.TOLLGATE_TOPUP_MAX) throw new ConfigurationError('invalid configuration: TOLLGATE_TOPUP_MIN is above TOLLGATE_TOPUP_MAX');
   return Object.freeze({
     host: env.HOST,
     port: env.PORT,
@@ -137,6 +176,9 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Readon
     generateWaitMs: env.TOLLGATE_GENERATE_WAIT_MS,
     metricsToken: env.TOLLGATE_METRICS_TOKEN,
     signup: env.TOLLGATE_SIGNUP,
+    trustProxy: trustProxyOf(env.TOLLGATE_TRUST_PROXY),
+    stripe: env.STRIPE_SECRET_KEY ? { secretKey: env.STRIPE_SECRET_KEY, webhookSecret: env.STRIPE_WEBHOOK_SECRET, apiUrl: env.TOLLGATE_STRIPE_API_URL } : undefined,
+    topUp: { min: env.TOLLGATE_TOPUP_MIN, max: env.TOLLGATE_TOPUP_MAX },
     vendors: {
       openai: { apiKey: env.OPENAI_API_KEY, baseUrl: env.OPENAI_BASE_URL },
       anthropic: { apiKey: env.ANTHROPIC_API_KEY, baseUrl: env.ANTHROPIC_BASE_URL },

@@ -11,7 +11,8 @@ export interface RouteSettings {
   /**
    * `key`: an inference-scope API key (the model endpoints; default); `user`: a signed-in session or a management-scope key
    * (the management API; sets `principal`); `optionalUser`: like `user` when a credential is sent, public otherwise (accepting
-   * an invitation signed in or as someone new); `anyKey`: an API key of either scope; `admin`: the admin token; `none`: public.
+   * an invitation signed in or as someone new); `anyKey`: an API key of either scope; `admin`: the admin token, or an operator's
+   * signed-in session (cookie + `x-csrf-token`; sets `principal`); `none`: public.
    */
   auth?: 'key' | 'user' | 'optionalUser' | 'anyKey' | 'admin' | 'none';
   /** Also read the key from `x-api-key` (the messages endpoint). */

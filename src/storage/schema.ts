@@ -415,7 +415,26 @@ export interface VouchersTable {
   ledger_id: string | null;
 }
 
+/** Card top-ups (migration 0021). */
+export interface PaymentsTable {
+  id: string;
+  session_id: string;
+  account_type: 'user' | 'org';
+  account_id: string;
+  user_id: string;
+  amount_nano: MoneyColumn;
+  amount_minor: number;
+  currency: string;
+  status: 'pending' | 'paid' | 'expired';
+  payment_intent: string | null;
+  refunded_minor: number;
+  lost_dispute: string | null;
+  created_at: number;
+  paid_at: number | null;
+}
+
 export interface Database {
+  payments: PaymentsTable;
   vouchers: VouchersTable;
   audit_log: AuditLogTable;
   sessions: SessionsTable;

@@ -1,6 +1,6 @@
-/** Who did something: the admin token, a user (signed in, or by a management key), or the gateway itself. */
+/** Who did something: the admin token, an operator's session, a user (signed in, or by a management key), or the gateway itself. */
 export interface Actor {
-  type: 'admin' | 'user' | 'system';
+  type: 'admin' | 'operator' | 'user' | 'system';
   id: string | null;
   ip: string | null;
 }

@@ -89,7 +89,16 @@ export function registerAuth(app: FastifyInstance, services: AuthServices, admin
     const mode = request.routeOptions.config?.auth ?? 'key';
     if (mode === 'none' || !request.routeOptions.url) return;
     const text = keyText(request);
-    if (mode === 'admin') return checkAdminToken(request, reply, text, adminTokenHash, guesses);
+    if (mode === 'admin') {
+      // The admin token (scripts, the CLI) or an operator's signed-in session (the console's operator pages, DESIGN §11).
+      if (text !== undefined || request.cookies[SESSION_COOKIE] === undefined) return checkAdminToken(request, reply, text, adminTokenHash, guesses);
+      const principal = await principalOf(request, services, undefined);
+      if (!principal.user.operator) {
+        throw new GatewayError('forbidden', 'The admin API needs the admin token or an operator\'s session.', { codeA: 'operator_only' });
+      }
+      request.principal = principal;
+      return;
+    }
     if (mode === 'user' || (mode === 'optionalUser' && (text !== undefined || request.cookies[SESSION_COOKIE] !== undefined))) {
       request.principal = await principalOf(request, services, text);
       return;

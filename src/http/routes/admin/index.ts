@@ -15,6 +15,8 @@ import { registerAuditRoutes } from './audit.ts';
 import type { DirectoryService } from '../../../features/accounts/directory-service.ts';
 import type { VouchersService } from '../../../features/vouchers/vouchers-service.ts';
 import type { AuditService } from '../../../features/audit/audit-service.ts';
+import type { PaymentsService } from '../../../features/payments/payments-service.ts';
+import { registerAdminPaymentRoutes } from './payments.ts';
 
 /** The services the admin API is a door onto (the CLI and the management API call the same methods). */
 export interface AdminServices {
@@ -24,6 +26,7 @@ export interface AdminServices {
   chatbot: ChatbotService;
   tasks: Pick<TasksService, 'deliveries'>;
   vouchers: VouchersService;
+  payments: PaymentsService;
   audit: AuditService;
   directory: DirectoryService;
   clock: Clock;
@@ -43,6 +46,7 @@ export function registerAdminRoutes(app: FastifyInstance, services: AdminService
       registerUserRoutes(admin, services.directory);
       registerOrgRoutes(admin, services.directory);
       registerAuditRoutes(admin, services.audit);
+      registerAdminPaymentRoutes(admin, services.payments);
     },
   );
 }

@@ -1,10 +1,10 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { ChatbotService } from '../../../features/chatbot/chatbot-service.ts';
 import type { KeysService } from '../../../features/keys/keys-service.ts';
 import { GatewayError } from '../../../core/errors.ts';
 import { parseOrThrow } from '../../../dialects/validation.ts';
-import type { Actor } from '../../../features/audit/audit.ts';
+import { adminActor } from '../../actors.ts';
 import { keyChangesOf, keyFields, keyPatch, pageQuery } from '../management/keys.ts';
 import { keyDetailsView } from '../management/views.ts';
 
@@ -25,7 +25,6 @@ const keyListQuery = z.object({
   revoked: z.enum(['true', 'false']).optional(),
 });
 
-const adminActor = (request: FastifyRequest): Actor => ({ type: 'admin', id: null, ip: request.ip });
 
 const botBody = z.object({
   userId: z.string().min(1),

@@ -1,0 +1,115 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { parse as parseYaml } from 'yaml';
+import { startTestGateway, type TestGateway } from './helpers/gateway.ts';
+import { createCustomer } from './helpers/management.ts';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const read = (path: string): string => readFileSync(`${root}/${path}`, 'utf8');
+
+/** The environment variables the gateway reads (the names of its configuration schema). */
+function variablesTheGatewayReads(): Set<string> {
+  const source = read('src/config/config.ts');
+  const schema = source.slice(source.indexOf('const environmentSchema'), source.indexOf('});', source.indexOf('const environmentSchema')));
+  return new Set([...schema.matchAll(/^\s+([A-Z][A-Z0-9_]+):/gm)].map((match) => match[1]!));
+}
+
+interface Instruction {
+  keyword: string;
+  args: string;
+}
+
+/** Dockerfile instructions with line continuations joined and comments dropped; one list per stage. */
+function dockerfileStages(text: string): Instruction[][] {
+  const lines = text.replace(/\\\n/g, ' ').split('\n').map((line) => line.trim()).filter((line) => line && !line.startsWith('#'));
+  const stages: Instruction[][] = [];
+  for (const line of lines) {
+    const [, keyword, args] = /^(\S+)\s*(.*)$/.exec(line)!;
+    if (keyword!.toUpperCase() === 'FROM') stages.push([]);
+    assert.ok(stages.length > 0, `instruction before FROM: ${line}`);
+    stages.at(-1)!.push({ keyword: keyword!.toUpperCase(), args: args! });
+  }
+  return stages;
+}
+
+describe('container deployment files (DESIGN §15)', () => {
+  test('the Dockerfile: a build stage, a runtime stage with production dependencies only, a non-root user, HEALTHCHECK on /readyz', () => {
+    const stages = dockerfileStages(read('Dockerfile'));
+    assert.ok(stages.length >= 2, 'multi-stage');
+    const build = stages[0]!;
+    const runtime = stages.at(-1)!;
+    assert.ok(build.some((step) => step.keyword === 'RUN' && /npm ci\b/.test(step.args) && /npm prune --omit=dev/.test(step.args)), 'dev dependencies pruned');
+    assert.ok(!runtime.some((step) => step.keyword === 'RUN' && /npm (ci|install)/.test(step.args)), 'the runtime stage installs nothing more');
+    const user = runtime.filter((step) => step.keyword === 'USER').at(-1);
+    assert.ok(user && !/^(root|0)(:|$)/.test(user.args), `runs as a non-root user: ${user?.args}`);
+    const health = runtime.find((step) => step.keyword === 'HEALTHCHECK');
+    assert.ok(health && health.args.includes('/readyz'), 'HEALTHCHECK asks /readyz');
+    const command = runtime.find((step) => step.keyword === 'CMD');
+    assert.ok(command && JSON.parse(command.args).includes('dist/main.js'), 'exec form, node runs the bundle (signals reach it)');
+    const env = runtime.filter((step) => step.keyword === 'ENV').map((step) => step.args).join(' ');
+    const known = variablesTheGatewayReads();
+    for (const [, name] of env.matchAll(/([A-Z][A-Z0-9_]+)=/g)) {
+      assert.ok(known.has(name!) || ['NODE_ENV', 'MALLOC_ARENA_MAX'].includes(name!), `ENV ${name} is a variable the gateway reads`);
+    }
+    assert.match(env, /HOST=0\.0\.0\.0/, 'listens beyond the container');
+  });
+
+  test('compose.yaml: PostgreSQL, Redis, two gateway replicas behind one port, every gateway variable one the gateway reads', () => {
+    const compose = parseYaml(read('compose.yaml')) as { services: Record<string, { environment?: Record<string, string>; deploy?: { replicas?: number }; ports?: string[]; build?: unknown; volumes?: string[] }> };
+    const { services } = compose;
+    assert.ok(services.postgres && services.redis && services.gateway, 'postgres, redis and gateway services');
+    const gateway = services.gateway;
+    assert.equal(gateway.deploy?.replicas, 2);
+    assert.equal(gateway.ports, undefined, 'replicas publish no port of their own');
+    const published = Object.entries(services).filter(([, service]) => service.ports?.length);
+    assert.equal(published.length, 1, 'one port in front');
+    const known = variablesTheGatewayReads();
+    const environment = gateway.environment ?? {};
+    for (const name of Object.keys(environment)) assert.ok(known.has(name), `${name} is a variable the gateway reads`);
+    for (const name of ['HOST', 'DATABASE_URL', 'REDIS_URL', 'TOLLGATE_SECRET_KEY', 'TOLLGATE_ADMIN_TOKEN', 'TOLLGATE_TRUST_PROXY']) {
+      assert.ok(name in environment, `the replicas share ${name}`);
+    }
+    assert.match(environment.DATABASE_URL!, /^postgres:\/\/.*@postgres:5432\//);
+    assert.match(environment.REDIS_URL!, /^redis:\/\/redis:6379/);
+    const [proxyName, proxy] = published[0]!;
+    const mounted = (proxy.volumes ?? []).map((volume) => volume.split(':')[0]!);
+    for (const file of mounted.filter((path) => path.startsWith('./'))) {
+      const config = read(file);
+      assert.match(config, /server gateway:8080/, `${proxyName} sends traffic to the gateway service`);
+      assert.match(config, /proxy_buffering off/, 'streams pass as they are produced');
+    }
+  });
+});
+
+describe('behind a reverse proxy (TOLLGATE_TRUST_PROXY)', () => {
+  let trusting: TestGateway;
+  let plain: TestGateway;
+  before(async () => {
+    trusting = await startTestGateway({ config: { trustProxy: true } });
+    plain = await startTestGateway();
+  });
+  after(async () => {
+    await trusting?.close();
+    await plain?.close();
+  });
+
+  /** The address the audit log recorded for a credit made with `X-Forwarded-For: 203.0.113.7`. */
+  async function auditedAddress(gateway: TestGateway): Promise<string | null> {
+    const customer = await createCustomer(gateway);
+    const response = await fetch(`${gateway.url}/admin/v1/balance`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${gateway.adminToken}`, 'content-type': 'application/json', 'x-forwarded-for': '203.0.113.7' },
+      body: JSON.stringify({ userId: customer.userId, amount: '1.00' }),
+    });
+    assert.equal(response.status, 200);
+    const audit = await gateway.admin<{ data: Array<{ action: string; actor: { ip: string | null } }> }>('GET', `/audit?targetId=${customer.userId}`);
+    return audit.body.data.find((entry) => entry.action === 'balance.credit')!.actor.ip;
+  }
+
+  test("trusted: the client's address comes from X-Forwarded-For; untrusted (default): the header is ignored", async () => {
+    assert.equal(await auditedAddress(trusting), '203.0.113.7');
+    assert.notEqual(await auditedAddress(plain), '203.0.113.7');
+  });
+});
