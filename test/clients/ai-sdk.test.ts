@@ -22,8 +22,6 @@ import {
  * `createOpenAI({ baseURL: <gateway>/v1, apiKey })` — whose default model speaks the Responses API and whose `.chat(…)` speaks chat
  * completions — and `createAnthropic({ baseURL: <gateway>/v1, apiKey })` (messages; Claude models only, SPEC 4.2).
  * generateText and streamText, plain and with a tool the SDK executes (two model calls: the call, then the answer).
- * @ai-sdk/anthropic's generateText rejects a text block with `citations: null` (its schema allows the field absent or an array,
- * as the vendor sends it); the simulator's fix is on branch h-respsim, so those two tests fail until it lands.
  */
 
 const PROMPT = 'Say hello to the compatibility suite';
