@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { toolResultReplyText } from '../../simulator/server.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
-import { assertBilledOncePerCall, CLAUDE_MODEL, OPENAI_MODEL, type RecordedCall } from '../helpers/client-compat.ts';
+import { assertBilledOncePerCall, CLAUDE_MODEL, CODEX_KEY_VARIABLE, codexConfig, OPENAI_MODEL, type RecordedCall } from '../helpers/client-compat.ts';
 import { loopbackNamespaceUnavailable, runInLoopbackNamespace } from '../helpers/loopback-namespace.ts';
 
 /**
@@ -23,23 +23,7 @@ import { loopbackNamespaceUnavailable, runInLoopbackNamespace } from '../helpers
  */
 
 const CODEX_LAUNCHER = fileURLToPath(new URL('../../node_modules/@openai/codex/bin/codex.js', import.meta.url));
-const KEY_VARIABLE = 'TOLLGATE_API_KEY';
 const PROMPT = 'List the files in this directory';
-
-/** The config.toml of the README's Codex section. */
-function codexConfig(gatewayUrl: string, model: string): string {
-  return [
-    `model = "${model}"`,
-    'model_provider = "tollgate"',
-    '',
-    '[model_providers.tollgate]',
-    'name = "Tollgate"',
-    `base_url = "${gatewayUrl}/v1"`,
-    `env_key = "${KEY_VARIABLE}"`,
-    'wire_api = "responses"',
-    '',
-  ].join('\n');
-}
 
 interface AccessLine {
   msg: string;
@@ -75,7 +59,7 @@ describe('Codex CLI (codex exec) through Tollgate', async () => {
           command: process.execPath,
           args: [CODEX_LAUNCHER, 'exec', '--skip-git-repo-check', '--sandbox', 'read-only', PROMPT],
           // Only what Codex needs: its home (so no user config is read) and the key in the variable the config names.
-          env: { PATH: process.env.PATH, HOME: home, CODEX_HOME: home, [KEY_VARIABLE]: key },
+          env: { PATH: process.env.PATH, HOME: home, CODEX_HOME: home, [CODEX_KEY_VARIABLE]: key },
           cwd: work,
           timeoutMs: 90_000,
         });

@@ -22,6 +22,23 @@ export const WEATHER_ARGUMENTS = { city: 'sample' };
 /** What the tool "returns"; the simulator answers `Tool result received: <first 60 chars>` (text.ts). */
 export const WEATHER_RESULT = 'Sunny, 21 degrees';
 
+/** The variable holding the Tollgate key in the Codex CLI's environment, as `env_key` names it. */
+export const CODEX_KEY_VARIABLE = 'TOLLGATE_API_KEY';
+
+/** The Codex CLI's config.toml of the README: a `tollgate` model provider on the Responses API. */
+export function codexConfig(gatewayUrl: string, model: string): string {
+  return [
+    `model = "${model}"`,
+    'model_provider = "tollgate"',
+    '',
+    '[model_providers.tollgate]',
+    'name = "Tollgate"',
+    `base_url = "${gatewayUrl}/v1"`,
+    `env_key = "${CODEX_KEY_VARIABLE}"`,
+    'wire_api = "responses"',
+  ].join('\n') + '\n';
+}
+
 export interface RecordedCall {
   method: string;
   /** Path and query, e.g. `/v1/chat/completions`. */
