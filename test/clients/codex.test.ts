@@ -13,7 +13,8 @@ import { loopbackNamespaceUnavailable, runInLoopbackNamespace } from '../helpers
 /**
  * The Codex CLI (npm `@openai/codex`) against Tollgate with the README's config.toml: a `tollgate` model provider whose
  * `base_url` is the gateway's /v1, `env_key` naming the variable that holds the Tollgate key, `wire_api = "responses"`
- * (DESIGN §12). `codex exec` runs in a loopback-only network namespace (it looks up outside hosts at start) whose
+ * (DESIGN §12); for Claude models the config also turns off Codex's hosted web search and multi-agent tools, which the
+ * gateway cannot translate for Claude (400 naming the tool otherwise). `codex exec` runs in a loopback-only network namespace (it looks up outside hosts at start) whose
  * 127.0.0.1:<port> is bridged to the gateway.
  *
  * Codex always streams and always offers its tools; the simulator answers a request with tools by calling the first function

@@ -25,18 +25,26 @@ export const WEATHER_RESULT = 'Sunny, 21 degrees';
 /** The variable holding the Tollgate key in the Codex CLI's environment, as `env_key` names it. */
 export const CODEX_KEY_VARIABLE = 'TOLLGATE_API_KEY';
 
-/** The Codex CLI's config.toml of the README: a `tollgate` model provider on the Responses API. */
+/**
+ * The Codex CLI's config.toml of the README: a `tollgate` model provider on the Responses API. For a Claude model it also turns
+ * off the two kinds of tool Codex offers by default that the gateway cannot translate for Claude (docs/api.md, Responses API):
+ * OpenAI's hosted `web_search` and the multi-agent tools, which Codex sends as a `namespace` tool.
+ */
 export function codexConfig(gatewayUrl: string, model: string): string {
-  return [
+  const claude = model.startsWith('claude-');
+  const lines = [
     `model = "${model}"`,
     'model_provider = "tollgate"',
+    ...(claude ? ['web_search = "disabled"'] : []),
     '',
     '[model_providers.tollgate]',
     'name = "Tollgate"',
     `base_url = "${gatewayUrl}/v1"`,
     `env_key = "${CODEX_KEY_VARIABLE}"`,
     'wire_api = "responses"',
-  ].join('\n') + '\n';
+    ...(claude ? ['', '[features]', 'multi_agent = false'] : []),
+  ];
+  return `${lines.join('\n')}\n`;
 }
 
 export interface RecordedCall {
