@@ -6,12 +6,16 @@ import { sendJson } from './exchange.ts';
 import { anthropicError, openAiModelNotFound } from './vendor-errors.ts';
 
 const OPENAI_MODELS: readonly string[] = [
+  'gpt-6.1-sol', 'gpt-5.6-sol', 'gpt-5.6-terra', 'gpt-5.6-luna', 'gpt-5.5', 'gpt-5.4', 'gpt-5', 'gpt-5-mini',
   'gpt-4o', 'gpt-4o-mini', 'gpt-4.1', 'gpt-4.1-mini', 'o4-mini', 'text-embedding-3-small', 'text-embedding-3-large',
   'omni-moderation-latest', 'text-moderation-latest', 'whisper-1', 'gpt-image-1', 'dall-e-3',
 ];
 
 const ANTHROPIC_MODELS: readonly [id: string, name: string][] = [
+  ['claude-opus-4-8', 'Claude Opus 4.8'],
+  ['claude-opus-4-7', 'Claude Opus 4.7'],
   ['claude-opus-4-6', 'Claude Opus 4.6'],
+  ['claude-sonnet-4-6', 'Claude Sonnet 4.6'],
   ['claude-sonnet-4-5-20250929', 'Claude Sonnet 4.5'],
   ['claude-haiku-4-5-20251001', 'Claude Haiku 4.5'],
 ];

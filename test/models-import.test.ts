@@ -66,3 +66,24 @@ test('models import on PostgreSQL keeps an operator PUT price as well', async ()
     await gw.close();
   }
 });
+
+test("importing the current catalog adds the new vendor ids and keeps an operator's edit of an existing one", async () => {
+  const gw = await startTestGateway();
+  try {
+    const ids = async (): Promise<AdminModel[]> => (await gw.admin<{ data: AdminModel[] }>('GET', '/models')).body.data;
+    const edited = await gw.admin('PATCH', '/models/claude-opus-4-8', { cost_context: '0.0042', deprecated_at: '2027-06-01T00:00:00Z', deprecation_redirect_to: 'claude-opus-4-5' });
+    assert.equal(edited.status, 200);
+    await gw.app.services.catalog.importModels(readCatalogFile(DEFAULT_CATALOG));
+    const models = await ids();
+    for (const id of ['claude-opus-4-8', 'claude-sonnet-4-6', 'claude-haiku-4-5-20251001', 'gpt-6.1-sol', 'gpt-5.5']) {
+      assert.ok(models.some((model) => model.id === id), `${id} is in the catalog`);
+    }
+    const opus = models.find((model) => model.id === 'claude-opus-4-8')!;
+    assert.equal(opus.cost_context, '0.0042');
+    assert.equal(opus.cost_completion, '0.0250', 'the untouched price follows the catalog');
+    assert.equal(opus.deprecation_redirect_to, 'claude-opus-4-5');
+    assert.equal(Date.parse(opus.deprecated_at!), Date.parse('2027-06-01T00:00:00Z'));
+  } finally {
+    await gw.close();
+  }
+});
