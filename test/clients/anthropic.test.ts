@@ -106,25 +106,40 @@ describe('@anthropic-ai/sdk through Tollgate', () => {
     assert.deepEqual(rows.map((row) => [row.id, row.endpoint, Number(row.cost)]), [[account.fetch.calls[0]!.requestId, 'messages.count_tokens', 0]]);
   });
 
-  // Claude Code is not on npm's offline list here; it is this SDK underneath, configured by ANTHROPIC_BASE_URL (the gateway's
-  // root) and ANTHROPIC_AUTH_TOKEN (sent as `Authorization: Bearer`), calling the beta messages API (`?beta=true`, an
-  // `anthropic-beta` header) with streaming and tools, on the model ids ANTHROPIC_MODEL / ANTHROPIC_DEFAULT_*_MODEL name.
-  test('Claude Code\'s wire: a bearer token, beta.messages (?beta=true, anthropic-beta) streamed with a tool round trip; two charges', async () => {
+  // Claude Code is not installed here; it is this SDK underneath, configured by ANTHROPIC_BASE_URL (the gateway's root) and
+  // ANTHROPIC_AUTH_TOKEN (sent as `Authorization: Bearer`), calling the beta messages API (`?beta=true`, an `anthropic-beta`
+  // header) with streaming and tools, on its default model ids (catalog/README.md): claude-opus-4-8 for the conversation,
+  // claude-haiku-4-5-20251001 for background tasks.
+  const claudeCodeClient = (account: CompatAccount): Anthropic =>
+    new Anthropic({ apiKey: null, authToken: account.key, baseURL: gateway.url, fetch: account.fetch, maxRetries: 0, timeout: 20_000 });
+  const asClaudeCode = { query: { beta: 'true' } }; // Claude Code's bundled SDK adds ?beta=true to beta calls; this one does not
+
+  test('Claude Code\'s wire: a bearer token, beta.messages (?beta=true, anthropic-beta) streamed with a tool round trip on its default model; two charges', async () => {
     const account = await freshAccount(gateway);
-    const claudeCode = new Anthropic({ apiKey: null, authToken: account.key, baseURL: gateway.url, fetch: account.fetch, maxRetries: 0, timeout: 20_000 });
+    const claudeCode = claudeCodeClient(account);
     const betas = ['claude-code-20250219', 'fine-grained-tool-streaming-2025-05-14'];
-    const dated = 'claude-sonnet-4-5-20250929';
-    const asClaudeCode = { query: { beta: 'true' } }; // Claude Code's bundled SDK adds ?beta=true to beta calls; this one does not
+    const model = 'claude-opus-4-8';
     const messages: Anthropic.Beta.BetaMessageParam[] = [{ role: 'user', content: TOOL_PROMPT }];
-    const first = await claudeCode.beta.messages.stream({ model: dated, max_tokens: 1024, messages, tools, betas }, asClaudeCode).finalMessage();
+    const first = await claudeCode.beta.messages.stream({ model, max_tokens: 1024, messages, tools, betas }, asClaudeCode).finalMessage();
     const use = first.content.find((block) => block.type === 'tool_use');
     assert.ok(use && use.type === 'tool_use', `a tool_use block: ${JSON.stringify(first.content)}`);
     messages.push({ role: 'assistant', content: first.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: WEATHER_RESULT }] });
-    const answer = await claudeCode.beta.messages.stream({ model: dated, max_tokens: 1024, messages, tools, betas }, asClaudeCode).finalMessage();
+    const answer = await claudeCode.beta.messages.stream({ model, max_tokens: 1024, messages, tools, betas }, asClaudeCode).finalMessage();
     assert.deepEqual(answer.content.map((block) => (block.type === 'text' ? block.text : block.type)), [toolResultReplyText(WEATHER_RESULT)]);
     assert.deepEqual(account.fetch.calls.map((call) => call.path), ['/v1/messages?beta=true', '/v1/messages?beta=true']);
     assert.equal(gateway.simulator.lastRequest('/v1/messages')?.headers['anthropic-beta'], betas.join(','), 'the beta flags reach the vendor');
-    await assertBilledOncePerCall(gateway, account, { calls: 2, endpoint: 'messages', model: dated, stream: true });
+    await assertBilledOncePerCall(gateway, account, { calls: 2, endpoint: 'messages', model, stream: true });
+  });
+
+  test('Claude Code\'s background call on claude-haiku-4-5-20251001 (bearer, ?beta=true): answered and charged once', async () => {
+    const account = await freshAccount(gateway);
+    const model = 'claude-haiku-4-5-20251001';
+    const message = await claudeCodeClient(account).beta.messages.create(
+      { model, max_tokens: 512, messages: [{ role: 'user', content: PROMPT }], betas: ['claude-code-20250219'] },
+      asClaudeCode,
+    );
+    assert.deepEqual(message.content.map((block) => (block.type === 'text' ? block.text : block.type)), [replyText(PROMPT, 16)]);
+    await assertBilledOncePerCall(gateway, account, { calls: 1, endpoint: 'messages', model, stream: false });
   });
 
   test(`an OpenAI model on /v1/messages is the SDK's NotFoundError (404 not_found_error), not charged`, async () => {
