@@ -41,6 +41,7 @@ import { TaskCompletions } from './features/tasks/task-completions.ts';
 import { TasksService } from './features/tasks/tasks-service.ts';
 import { TranscriptionService } from './features/tasks/transcription-service.ts';
 import { WebhookDispatcher } from './features/webhooks/webhook-dispatcher.ts';
+import { WebhookDeliveriesService } from './features/webhooks/deliveries-service.ts';
 import { registerFileRoutes } from './http/routes/files.ts';
 import { registerImagegenRoutes } from './http/routes/imagegen.ts';
 import { registerMediaRoutes } from './http/routes/media.ts';
@@ -99,6 +100,7 @@ import { UsageService } from './features/usage/usage-service.ts';
 import { SqlRequestLogRepository } from './storage/request-log-repository.ts';
 import { registerUsageRoutes } from './http/routes/management/usage.ts';
 import { registerAdminUsageRoutes } from './http/routes/admin/usage.ts';
+import { registerWebRoutes } from './http/routes/web.ts';
 import { PaymentsService } from './features/payments/payments-service.ts';
 import { StripeVendor } from './features/payments/stripe-vendor.ts';
 import { SqlPaymentsRepository } from './storage/payments-repository.ts';
@@ -108,6 +110,7 @@ import { registerPaymentRoutes } from './http/routes/management/payments.ts';
 function trustProxyOption(setting: boolean | number | string): boolean | string | ((address: string, hop: number) => boolean) {
   return typeof setting === 'number' ? (_address, hop) => hop < setting : setting;
 }
+import { OpenApiRegistry, registerOpenApiRoutes } from './http/openapi.ts';
 
 export interface AppDependencies {
   config: Readonly<Config>;
@@ -154,6 +157,8 @@ export interface Services {
   moderations: ModerationsService;
   messages: MessagesService;
   tasks: TasksService;
+  /** Task webhook deliveries as the operator sees and retries them. */
+  deliveries: WebhookDeliveriesService;
   media: MediaTasksService;
   transcriptions: TranscriptionService;
   assistants: AssistantsService;
@@ -180,6 +185,8 @@ export interface Services {
 export interface App {
   server: FastifyInstance;
   services: Services;
+  /** The routes as GET /openapi.json describes them. */
+  openApi: OpenApiRegistry;
   /** Stops accepting requests, finishes the ones in flight, writes pending ledger entries, closes connections. */
   close(): Promise<void>;
 }
@@ -235,7 +242,7 @@ export function createServices(dependencies: AppDependencies): Services {
   const bots = new SqlBotsRepository(storage.db, jobs);
   const chatbot = new ChatbotService(bots, book, secrets, clock, config.allowPrivateUrls, accounts, assistantsRepository);
   const tasks = new TasksService(callDependencies, tasksRepository, secrets, config.allowPrivateUrls, config.imagineModel);
-  runner.handle('bot.reply', new BotReplyWorker({ bots, assistants: assistantsRepository, chat: assistantChat, catalog, book, clock, logger: logger.child({ component: 'chatbot' }) }).run);
+  runner.handle('bot.reply', new BotReplyWorker({ bots, assistants: assistantsRepository, chat: assistantChat, catalog, book, clock, logger: logger.child({ component: 'chatbot' }), requestLog }).run);
   runner.handle('bot.deliver', new BotOutboxDispatcher(bots, secrets, clock, logger.child({ component: 'chatbot' }), { allowPrivateUrls: config.allowPrivateUrls, timeoutMs: config.webhookTimeoutMs }).deliver);
   const sessions = new SessionsService(accountsRepository, new SqlSessionsRepository(storage.db), clock);
   const orgs = new OrgsService(accounts, accountsRepository, audit);
@@ -282,6 +289,7 @@ export function createServices(dependencies: AppDependencies): Services {
     moderations: new ModerationsService(callDependencies),
     messages: new MessagesService(callDependencies, accounts, dependencies.hashSecret),
     tasks,
+    deliveries: new WebhookDeliveriesService(tasksRepository, audit, clock),
     media: new MediaTasksService(tasks, catalog, completions, clock, { generateWaitMs: config.generateWaitMs }),
     transcriptions: new TranscriptionService(callDependencies, tasks),
     runner,
@@ -315,9 +323,11 @@ function registerRoutes(server: FastifyInstance, services: Services): void {
   registerAssistantRoutes(server, { assistants: services.assistants, assistantChat: services.assistantChat, models: services.catalog });
   registerKnowledgeRoutes(server, services.knowledge);
   registerChatbotRoutes(server, services.chatbot);
-  registerAdminRoutes(server, { accounts: services.accounts, keys: services.keys, catalog: services.catalog, chatbot: services.chatbot, tasks: services.tasks, vouchers: services.vouchers, payments: services.payments, audit: services.audit, directory: services.directory, clock });
+  registerAdminRoutes(server, { accounts: services.accounts, keys: services.keys, catalog: services.catalog, botIntegrations: services.botIntegrations, deliveries: services.deliveries, vouchers: services.vouchers, payments: services.payments, audit: services.audit, directory: services.directory, orgs: services.orgs, clock });
   registerAdminUsageRoutes(server, services.usage);
   registerManagementRoutes(server, services);
+  // The web app (DESIGN §11): its paths and assets only, after the API's routes.
+  registerWebRoutes(server);
 }
 
 /** The management API (/api/v1, DESIGN §10): the console's and scripts' door onto the same services. */
@@ -363,12 +373,17 @@ export async function buildApp(dependencies: AppDependencies): Promise<App> {
   await server.register(multipart, { limits: { fileSize: dependencies.config.bodyLimitBytes, files: 2, fields: 50 } });
   registerErrorHandling(server);
   registerAuth(server, { keys: services.keys, sessions: services.sessions, accounts: services.accounts }, dependencies.adminTokenHash, dependencies.clock);
+  // GET /openapi.json and /docs: every route declares itself (config.doc); the registry records them as they come.
+  const openApi = new OpenApiRegistry();
+  openApi.watch(server);
   registerRoutes(server, services);
+  if (dependencies.config.openapi) await registerOpenApiRoutes(server, openApi);
   await server.ready();
 
   return {
     server,
     services,
+    openApi,
     async close() {
       await server.close();
       await services.runner.stop();

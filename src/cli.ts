@@ -18,6 +18,11 @@ import { SqlSealedValuesRepository } from './storage/sealed-values-repository.ts
 import { SqlSettingsRepository } from './storage/settings-repository.ts';
 import { SPEND_PERIODS, type KeyChanges, type SpendPeriod } from './features/keys/keys.ts';
 import { keyDetailsView } from './http/routes/management/views.ts';
+import { adminBotView } from './http/routes/admin/bots.ts';
+import { providerView } from './http/routes/admin/catalog.ts';
+import { deliveryView } from './http/routes/admin/deliveries.ts';
+import type { Role } from './features/accounts/accounts.ts';
+import type { ProviderRecord } from './features/catalog/catalog.ts';
 
 const money = (text: string): Money => {
   const amount = parseAmount(text);
@@ -79,6 +84,23 @@ function keyChangesOf(options: KeyUpdateOptions): KeyChanges {
   if (options.enable) changes.disabled = false;
   return changes;
 }
+
+const ROLES = ['owner', 'admin', 'member'] as const satisfies readonly Role[];
+const role = (text: string): Role => {
+  const found = ROLES.find((candidate) => candidate === text);
+  if (!found) throw new InvalidArgumentError(ROLES.join(', '));
+  return found;
+};
+
+const providerType = (text: string): ProviderRecord['type'] => {
+  if (text !== 'openai' && text !== 'anthropic') throw new InvalidArgumentError('openai or anthropic');
+  return text;
+};
+
+const baseUrl = (text: string): string => {
+  if (!URL.canParse(text)) throw new InvalidArgumentError('a URL such as https://api.openai.com/v1');
+  return text;
+};
 
 const positiveInteger = (text: string): number => {
   const value = Number(text);
@@ -194,6 +216,34 @@ orgs
     }),
   );
 
+const members = orgs.command('members').description("an organisation's members");
+members
+  .command('list <orgId>')
+  .action((orgId: string) => withServices(async (services) => print(listOf(await services.directory.members(orgId), undefined))));
+members
+  .command('add <orgId> <userId>')
+  .description("add a member, or set an existing member's role")
+  .requiredOption('--role <role>', ROLES.join(', '), role)
+  .action((orgId: string, userId: string, options: { role: Role }) =>
+    withServices(async (services) => {
+      await services.accounts.addMember(orgId, userId, options.role, ADMIN_ACTOR);
+      print({ ok: true });
+    }),
+  );
+members
+  .command('update <orgId> <userId>')
+  .description("change a member's role; the organisation keeps its last owner")
+  .requiredOption('--role <role>', ROLES.join(', '), role)
+  .action((orgId: string, userId: string, options: { role: Role }) =>
+    withServices(async (services) => print(await services.orgs.operatorChangeRole(ADMIN_ACTOR, orgId, userId, options.role))),
+  );
+members
+  .command('remove <orgId> <userId>')
+  .description("end a membership (the member's keys and bots for the organisation stop); the last owner stays")
+  .action((orgId: string, userId: string) =>
+    withServices(async (services) => print({ ...(await services.orgs.operatorRemoveMember(ADMIN_ACTOR, orgId, userId)), deleted: true })),
+  );
+
 const keys = program.command('keys').description('API keys');
 keys
   .command('create')
@@ -269,18 +319,107 @@ keys
     }),
   );
 
-program
-  .command('bots')
-  .description('chat-bot integrations')
+const bots = program.command('bots').description('chat-bot integrations');
+bots
   .command('create')
   .requiredOption('--user <userId>', 'the user the bot acts for')
   .requiredOption('--assistant <assistantId>', 'the assistant that answers')
   .option('--org <orgId>', 'charge replies to this organisation')
   .option('--webhook <url>', "the chat service's webhook for replies")
-  .action((options: { user: string; assistant: string; org?: string; webhook?: string }) =>
+  .option('--name <name>', 'label')
+  .action((options: { user: string; assistant: string; org?: string; webhook?: string; name?: string }) =>
     withServices(async (services) => {
-      const { bot, token } = await services.chatbot.create({ userId: options.user, orgId: options.org ?? null, assistantId: options.assistant, webhookUrl: options.webhook ?? null });
-      print({ id: bot.id, token, assistantId: bot.assistantId, webhookUrl: bot.webhookUrl });
+      const { bot, token } = await services.botIntegrations.operatorCreate(ADMIN_ACTOR, { userId: options.user, orgId: options.org ?? null, assistantId: options.assistant, webhookUrl: options.webhook ?? null, name: options.name ?? null });
+      print({ ...adminBotView(bot), token });
+    }),
+  );
+listOptions(bots.command('list').description('live bots, newest first (never their tokens)'))
+  .option('--user <userId>', "only this user's bots")
+  .option('--org <orgId>', "only this organisation's bots")
+  .action((options: { query?: string; limit: number; cursor?: string; user?: string; org?: string }) =>
+    withServices(async (services) => {
+      const page = await services.botIntegrations.operatorList({ ...pageOf(options), userId: options.user, orgId: options.org });
+      print(listOf(page.bots.map(adminBotView), page.nextCursor));
+    }),
+  );
+bots
+  .command('show <botId>')
+  .action((botId: string) => withServices(async (services) => print(adminBotView(await services.botIntegrations.operatorGet(botId)))));
+bots
+  .command('update <botId>')
+  .description("change a bot under its owner's rules (the assistant must be one the bot's user may use; the URL passes the guard)")
+  .option('--name <name>', 'label')
+  .option('--assistant <assistantId>', 'the assistant that answers')
+  .option('--webhook <url>', "the chat service's webhook for replies, or 'none'")
+  .action((botId: string, options: { name?: string; assistant?: string; webhook?: string }) =>
+    withServices(async (services) => {
+      if (options.name !== undefined && options.name.trim() === '') throw new InvalidArgumentError('--name: must not be empty');
+      const bot = await services.botIntegrations.operatorUpdate(ADMIN_ACTOR, botId, {
+        ...(options.name !== undefined ? { name: options.name.trim() } : {}),
+        ...(options.assistant !== undefined ? { assistantId: options.assistant } : {}),
+        ...(options.webhook !== undefined ? { webhookUrl: orNull(options.webhook) ?? null } : {}),
+      });
+      print(adminBotView(bot));
+    }),
+  );
+bots
+  .command('delete <botId>')
+  .description('delete a bot: its token stops working at once')
+  .action((botId: string) => withServices(async (services) => print({ ...adminBotView(await services.botIntegrations.operatorDelete(ADMIN_ACTOR, botId)), deleted: true })));
+
+const providers = program.command('providers').description('upstream providers (their API keys are never shown)');
+providers.command('list').action(() => withServices(async (services) => print(listOf(services.catalog.listProviders().map(providerView), undefined))));
+providers
+  .command('show <providerId>')
+  .action((providerId: string) =>
+    withServices(async (services) => {
+      const provider = services.catalog.provider(providerId);
+      if (!provider) throw new Error(`The provider '${providerId}' does not exist.`);
+      print(providerView(provider));
+    }),
+  );
+providers
+  .command('put <providerId>')
+  .description('create or replace a provider')
+  .requiredOption('--type <type>', 'openai or anthropic', providerType)
+  .requiredOption('--base-url <url>', 'the API base URL, e.g. https://api.openai.com/v1', baseUrl)
+  .option('--api-key <key>', 'the API key (sealed at rest)')
+  .action((providerId: string, options: { type: ProviderRecord['type']; baseUrl: string; apiKey?: string }) =>
+    withServices(async (services) => print(providerView(await services.catalog.putProvider({ id: providerId, type: options.type, baseUrl: options.baseUrl, apiKey: options.apiKey ?? null }, ADMIN_ACTOR)))),
+  );
+providers
+  .command('update <providerId>')
+  .option('--type <type>', 'openai or anthropic', providerType)
+  .option('--base-url <url>', 'the API base URL', baseUrl)
+  .option('--api-key <key>', "the API key, or 'none' to remove it")
+  .action((providerId: string, options: { type?: ProviderRecord['type']; baseUrl?: string; apiKey?: string }) =>
+    withServices(async (services) => {
+      const changes = {
+        ...(options.type !== undefined ? { type: options.type } : {}),
+        ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}),
+        ...(options.apiKey !== undefined ? { apiKey: orNull(options.apiKey) ?? null } : {}),
+      };
+      if (Object.keys(changes).length === 0) throw new InvalidArgumentError('give at least one of --type, --base-url and --api-key');
+      print(providerView(await services.catalog.patchProvider(providerId, changes, ADMIN_ACTOR)));
+    }),
+  );
+providers
+  .command('delete <providerId>')
+  .description('delete a provider; refused while any model routes to it')
+  .action((providerId: string) => withServices(async (services) => print({ ...providerView(await services.catalog.deleteProvider(providerId, ADMIN_ACTOR)), deleted: true })));
+
+const deliveries = program.command('deliveries').description('task webhook deliveries');
+deliveries
+  .command('list')
+  .requiredOption('--task <taskId>', 'the task')
+  .action((options: { task: string }) => withServices(async (services) => print(listOf((await services.deliveries.list(options.task)).map(deliveryView), undefined))));
+deliveries
+  .command('retry <deliveryId>')
+  .description('deliver the task of a delivery that failed for good again, now (then the usual retries)')
+  .action((deliveryId: string) =>
+    withServices(async (services) => {
+      const { delivery, queuedAt } = await services.deliveries.retry(ADMIN_ACTOR, deliveryId);
+      print({ id: delivery.id, object: 'delivery.retry', taskId: delivery.taskId, queued: true, runAt: new Date(queuedAt).toISOString() });
     }),
   );
 
@@ -354,15 +493,24 @@ program
     }),
   );
 
-program
-  .command('models')
-  .description('the model catalog')
+const models = program.command('models').description('the model catalog');
+models
   .command('import [file]')
   .description(`import models from a JSON catalog (default ${DEFAULT_CATALOG}); prices, retirement and routing set by the operator are kept`)
   .option('--overwrite', "replace the operator's prices, retirement and routing with the file's too", false)
   .action((file: string | undefined, options: { overwrite: boolean }) =>
     withServices(async (services) => {
       print({ imported: await services.catalog.importModels(readCatalogFile(file ?? DEFAULT_CATALOG), { overwrite: options.overwrite }) });
+    }),
+  );
+
+models
+  .command('delete <modelId>')
+  .description('delete a model (requests for it answer 404); refused while another model redirects to it')
+  .action((modelId: string) =>
+    withServices(async (services) => {
+      await services.catalog.deleteModel(modelId, ADMIN_ACTOR);
+      print({ id: modelId, object: 'model', deleted: true });
     }),
   );
 

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
-import { startTestGateway } from './helpers/gateway.ts';
+import { startTestGateway, TEST_MASTER_KEY } from './helpers/gateway.ts';
+import { createAssistant } from './helpers/assistants-e2e.ts';
 
 const run = promisify(execFile);
 const BIN = join(import.meta.dirname, '..', 'bin', 'tollgate.js');
@@ -188,6 +189,83 @@ test('users, orgs, vouchers and audit from the CLI: list, show, update, create; 
       await gw.close();
     }
     assert.equal((await cli<{ data: unknown[] }>('vouchers', 'list', '--state', 'redeemed')).data.length, 1);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/** Bots, providers, members, models and deliveries from the CLI: the same service calls as the admin API, the same rules and audit. */
+test('bots, providers, org members, models and deliveries from the CLI; a bot deleted there stops working on the gateway', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tollgate-cli-'));
+  // The test gateways' master key: the provider key sealed by one door opens at the other.
+  const env = { ...process.env, DATA_DIR: dir, DATABASE_URL: `sqlite:${join(dir, 'cli.db')}`, TOLLGATE_LOG_LEVEL: 'silent', TOLLGATE_SECRET_KEY: TEST_MASTER_KEY.toString('hex') };
+  const cli = async <T = Record<string, unknown>>(...args: string[]): Promise<T> => {
+    const { stdout } = await run(process.execPath, [BIN, ...args], { env });
+    return JSON.parse(stdout) as T;
+  };
+  const cliFails = async (args: string[], message: RegExp): Promise<void> => {
+    await assert.rejects(run(process.execPath, [BIN, ...args], { env }), (error: { code?: number; stderr?: string }) => {
+      assert.equal(error.code, 1);
+      assert.match(error.stderr ?? '', message);
+      return true;
+    });
+  };
+  try {
+    // The accounts, an assistant and a provider with a model come through the admin API; the CLI then does the rest.
+    let gw = await startTestGateway({ database: { url: env.DATABASE_URL } });
+    let ownerId: string, memberId: string, orgId: string, assistantId: string;
+    try {
+      ({ userId: ownerId } = await gw.fundedKey({ balance: '5.00' }));
+      const { key } = await gw.fundedKey({ userId: ownerId });
+      memberId = (await gw.admin<{ id: string }>('POST', '/users', { name: 'Member' })).body.id;
+      orgId = (await gw.admin<{ id: string }>('POST', '/orgs', { name: 'Bots Ltd', ownerId })).body.id;
+      assert.equal((await gw.admin('POST', `/orgs/${orgId}/members`, { userId: memberId, role: 'member' })).status, 200);
+      assistantId = String((await createAssistant(gw, key, { title: 'CLI help', modelId: 'gpt-4o-mini' })).id);
+      assert.equal((await gw.admin('PUT', '/providers/spare', { type: 'openai', baseUrl: 'https://spare.example.com/v1', apiKey: 'sk-cli-secret' })).status, 200);
+      assert.equal((await gw.admin('PUT', '/models/spare-model', { kind: 'chat', provider: 'spare', upstreamModel: 'gpt-4o-mini' })).status, 200);
+    } finally {
+      await gw.close();
+    }
+
+    const bot = await cli<{ id: string; token: string; name: string }>('bots', 'create', '--user', ownerId, '--assistant', assistantId, '--name', 'Desk');
+    assert.match(bot.token, /^tgb-/);
+    const listed = await cli<{ data: Array<{ id: string; token?: string }> }>('bots', 'list', '--user', ownerId);
+    assert.deepEqual(listed.data.map((row) => [row.id, row.token]), [[bot.id, undefined]]);
+    const updated = await cli('bots', 'update', bot.id, '--name', 'Front desk', '--webhook', 'https://93.184.216.34/hook');
+    assert.deepEqual({ name: updated.name, webhookUrl: updated.webhookUrl }, { name: 'Front desk', webhookUrl: 'https://93.184.216.34/hook' });
+    await cliFails(['bots', 'update', bot.id, '--webhook', 'ftp://chat.example.com/hook'], /webhookUrl: must be an http or https URL/);
+    assert.equal((await cli('bots', 'delete', bot.id)).deleted, true);
+
+    assert.deepEqual(await cli('providers', 'update', 'spare', '--api-key', 'none'), { id: 'spare', type: 'openai', baseUrl: 'https://spare.example.com/v1', hasApiKey: false });
+    await cliFails(['providers', 'delete', 'spare'], /still serves 1 model \(spare-model\)/);
+    assert.equal((await cli('models', 'delete', 'spare-model')).deleted, true);
+    assert.equal((await cli('providers', 'delete', 'spare')).deleted, true);
+
+    assert.equal((await cli('orgs', 'members', 'update', orgId, memberId, '--role', 'admin')).role, 'admin');
+    await cliFails(['orgs', 'members', 'update', orgId, ownerId, '--role', 'member'], /must keep an owner/);
+    assert.equal((await cli('orgs', 'members', 'remove', orgId, memberId)).deleted, true);
+    await cliFails(['deliveries', 'retry', 'dlv_nope'], /Delivery 'dlv_nope' does not exist/);
+
+    gw = await startTestGateway({ database: { url: env.DATABASE_URL } });
+    try {
+      const event = await fetch(`${gw.url}/api/bot`, {
+        method: 'POST',
+        headers: { authorization: bot.token, 'content-type': 'application/json' },
+        body: JSON.stringify({ id: 'e1', client_id: 'c1', chat_id: 'chat-1', event: 'CLIENT_MESSAGE', message: { type: 'TEXT', text: 'hi' } }),
+      });
+      assert.equal(event.status, 401, 'the token of a bot deleted by the CLI is refused');
+      assert.equal((await gw.admin('GET', `/bots/${bot.id}`)).status, 404);
+      assert.equal((await gw.admin('GET', '/providers/spare')).status, 404);
+      assert.equal((await gw.admin('GET', '/models/spare-model')).status, 404);
+      const members = await gw.admin<{ data: Array<{ userId: string; role: string }> }>('GET', `/orgs/${orgId}/members`);
+      assert.deepEqual(members.body.data.map((row) => [row.userId, row.role]), [[ownerId, 'owner']]);
+      const actions = (await gw.app.services.audit.list({ targetId: bot.id, limit: 10 })).entries.map((entry) => [entry.action, entry.actor.type]);
+      assert.deepEqual(actions, [['bot.delete', 'admin'], ['bot.update', 'admin'], ['bot.create', 'admin']]);
+      assert.deepEqual((await gw.app.services.audit.list({ targetId: 'spare', limit: 10 })).entries.map((entry) => entry.action), ['provider.delete', 'provider.update', 'provider.put']);
+      assert.deepEqual((await gw.app.services.audit.list({ targetId: memberId, orgId, limit: 10 })).entries.map((entry) => entry.action), ['member.remove', 'member.update', 'member.update']);
+    } finally {
+      await gw.close();
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

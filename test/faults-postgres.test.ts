@@ -9,7 +9,7 @@ import { POSTGRES_URL } from './helpers/gateway.ts';
 /**
  * Failure injection on PostgreSQL with gateways as real processes (issue 11): killed backends, a read-only database, a database
  * that goes away and comes back, and two processes spending one balance. Each asserts balance = Σ ledger and that no answered
- * charge was lost.
+ * charge was lost, and that the request log has exactly one row per answered request.
  */
 
 const serverUrl = (database: string): string => {
@@ -102,6 +102,48 @@ function assertNoChargeLost(answers: readonly Answer[], facts: LedgerFacts, init
   assert.equal(facts.balance / 1_000n, initial - spent, 'balance = initial − Σ answered costs');
 }
 
+interface RequestLogFacts {
+  /** Rows by request id: how many, and the cost of the last one (nano-units). */
+  rows: Map<string, { count: number; cost: bigint }>;
+  /** Σ of the rows' costs and Σ of the account's daily rollups (nano-units). */
+  rowCost: bigint;
+  rollupCost: bigint;
+  rollupRequests: number;
+}
+
+/** The account's request-log rows and rollups, straight from the database. */
+async function requestLogFacts(database: string, userId: string): Promise<RequestLogFacts> {
+  return onServer(async (client) => {
+    const rows = await client.query<{ id: string; cost: string }>(
+      "select id, cast(cost_nano as text) as cost from request_log where account_type = 'user' and account_id = $1",
+      [userId],
+    );
+    const byId = new Map<string, { count: number; cost: bigint }>();
+    let rowCost = 0n;
+    for (const row of rows.rows) {
+      byId.set(row.id, { count: (byId.get(row.id)?.count ?? 0) + 1, cost: BigInt(row.cost) });
+      rowCost += BigInt(row.cost);
+    }
+    const rollups = await client.query<{ cost: string | null; requests: string | null }>(
+      "select cast(sum(cost_nano) as text) as cost, cast(sum(requests) as text) as requests from usage_daily where account_type = 'user' and account_id = $1",
+      [userId],
+    );
+    return { rows: byId, rowCost, rollupCost: BigInt(rollups.rows[0]?.cost ?? '0'), rollupRequests: Number(rollups.rows[0]?.requests ?? '0') };
+  }, database);
+}
+
+/** Every answered request has exactly one row of its cost; the rollups moved once per row (batches retried after a lost commit skip rows already written). */
+function assertRequestLogWhole(answers: readonly Answer[], facts: RequestLogFacts): void {
+  const missing = answers.filter((answer) => !facts.rows.has(answer.requestId));
+  assert.equal(missing.length, 0, `request-log rows lost: ${missing.length} of ${answers.length}`);
+  const doubled = [...facts.rows].filter(([, row]) => row.count !== 1);
+  assert.deepEqual(doubled, [], 'no request logged twice');
+  assert.equal(facts.rows.size, answers.length, 'no row for a request that was not made');
+  for (const answer of answers) if (answer.status === 200) assert.equal(facts.rows.get(answer.requestId)!.cost / 1_000n, microsOf(answer.cost), `row cost of ${answer.requestId}`);
+  assert.equal(facts.rollupRequests, answers.length, 'the rollups count each request once');
+  assert.equal(facts.rollupCost, facts.rowCost, 'the rollups cost what the rows cost');
+}
+
 describe('database faults under load (PostgreSQL, gateway as a process)', () => {
   const database = `tg_fault_${randomBytes(5).toString('hex')}`;
   let simulator: Simulator;
@@ -166,6 +208,9 @@ describe('database faults under load (PostgreSQL, gateway as a process)', () => 
     assert.equal(exit.code, 0, `clean stop: ${gateway.output.join('').slice(-2000)}`);
     const facts = await ledgerFacts(database, userId);
     assertNoChargeLost([warmup, ...answers], facts, initial);
+    // The request log rides the same faults with its own batched writer: every answered request has exactly one row.
+    assert.match(gateway.output.join(''), /request log write failed; will retry/, 'request-log writes did fail during the run');
+    assertRequestLogWhole([warmup, ...answers], await requestLogFacts(database, userId));
   });
 });
 

@@ -62,6 +62,7 @@ const environmentSchema = z.object({
   TOLLGATE_STRIPE_API_URL: z.url({ protocol: /^https?$/ }).optional(),
   TOLLGATE_TOPUP_MIN: moneySetting('1.00'),
   TOLLGATE_TOPUP_MAX: moneySetting('10000.00'),
+  TOLLGATE_OPENAPI: z.enum(['true', 'false', '1', '0', '']).optional(),
   OPENAI_API_KEY: z.string().optional(),
   OPENAI_BASE_URL: z.string().default('https://api.openai.com/v1'),
   ANTHROPIC_API_KEY: z.string().optional(),
@@ -121,6 +122,8 @@ export interface Config {
   stripe: { secretKey: string; webhookSecret: string | undefined; apiUrl: string | undefined } | undefined;
   /** Bounds of one card top-up, in the gateway's currency. */
   topUp: { min: Money; max: Money };
+  /** TOLLGATE_OPENAPI=false turns off GET /openapi.json and /docs (default on). */
+  openapi: boolean;
   vendors: {
     openai: { apiKey: string | undefined; baseUrl: string };
     anthropic: { apiKey: string | undefined; baseUrl: string };
@@ -179,6 +182,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Readon
     trustProxy: trustProxyOf(env.TOLLGATE_TRUST_PROXY),
     stripe: env.STRIPE_SECRET_KEY ? { secretKey: env.STRIPE_SECRET_KEY, webhookSecret: env.STRIPE_WEBHOOK_SECRET, apiUrl: env.TOLLGATE_STRIPE_API_URL } : undefined,
     topUp: { min: env.TOLLGATE_TOPUP_MIN, max: env.TOLLGATE_TOPUP_MAX },
+    openapi: env.TOLLGATE_OPENAPI !== 'false' && env.TOLLGATE_OPENAPI !== '0',
     vendors: {
       openai: { apiKey: env.OPENAI_API_KEY, baseUrl: env.OPENAI_BASE_URL },
       anthropic: { apiKey: env.ANTHROPIC_API_KEY, baseUrl: env.ANTHROPIC_BASE_URL },

@@ -3,6 +3,7 @@ import type { User } from '../features/accounts/accounts.ts';
 import type { Session } from '../features/accounts/sessions.ts';
 import type { ApiKey } from '../features/keys/keys.ts';
 import type { RequestTrace } from '../features/usage/request-trace.ts';
+import type { RouteDoc } from './route-doc.ts';
 
 /** Per-route settings read by the plugins. */
 export interface RouteSettings {
@@ -21,6 +22,8 @@ export interface RouteSettings {
   upstreamPassthrough?: boolean;
   /** Label for metrics. */
   name?: string;
+  /** What GET /openapi.json says about the route (every route has one; test/openapi.test.ts checks). */
+  doc?: RouteDoc;
 }
 
 /** Who calls the management API: a signed-in user (session) or a management key's owner. */

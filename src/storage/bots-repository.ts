@@ -1,7 +1,8 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
-import type { AcceptedEventInput, Bot, BotDialog, BotsRepository, DialogState, OutboundOutcome } from '../features/chatbot/bot.ts';
+import type { AcceptedEventInput, Bot, BotDialog, BotFilter, BotsRepository, DialogState, OutboundOutcome } from '../features/chatbot/bot.ts';
 import { newId } from '../lib/ids.ts';
 import type { SqlJobsRepository } from './jobs-repository.ts';
+import { containsText } from './list-pages.ts';
 import type { BotDialogsTable, BotsTable, Database } from './schema.ts';
 
 const toBot = (row: Selectable<BotsTable>): Bot => ({
@@ -50,6 +51,16 @@ export class SqlBotsRepository implements BotsRepository {
   async list(owner: { userId: string } | { orgId: string }, limit: number, after: string | undefined): Promise<Bot[]> {
     let select = this.db.selectFrom('bots').selectAll().where('revoked_at', 'is', null);
     select = 'userId' in owner ? select.where('user_id', '=', owner.userId) : select.where('org_id', '=', owner.orgId);
+    if (after !== undefined) select = select.where('id', '<', after);
+    const rows = await select.orderBy('id', 'desc').limit(limit).execute();
+    return rows.map(toBot);
+  }
+
+  async search(filter: BotFilter, limit: number, after: string | undefined): Promise<Bot[]> {
+    let select = this.db.selectFrom('bots').selectAll().where('revoked_at', 'is', null);
+    if (filter.userId !== undefined) select = select.where('user_id', '=', filter.userId);
+    if (filter.orgId !== undefined) select = select.where('org_id', '=', filter.orgId);
+    if (filter.query !== undefined) select = select.where((eb) => eb.or([containsText('name', filter.query!), containsText('id', filter.query!)]));
     if (after !== undefined) select = select.where('id', '<', after);
     const rows = await select.orderBy('id', 'desc').limit(limit).execute();
     return rows.map(toBot);

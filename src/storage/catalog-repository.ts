@@ -58,4 +58,14 @@ export class SqlCatalogRepository implements CatalogRepository {
       .onConflict((conflict) => conflict.column('id').doUpdateSet(values))
       .execute();
   }
+
+  async deleteProvider(id: string): Promise<boolean> {
+    const result = await this.db.deleteFrom('providers').where('id', '=', id).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+
+  async deleteModel(id: string): Promise<boolean> {
+    const result = await this.db.deleteFrom('models').where('id', '=', id).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
 }

@@ -1,11 +1,11 @@
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { JsonObject } from '../core/chat-types.ts';
 import type { LedgerEntry } from '../features/billing/ledger.ts';
 import { taskMovesTo, type Task, type TaskChanges, type TaskDelivery, type TaskError, type TaskFile, type TaskResult, type TasksRepository } from '../features/tasks/task.ts';
 import type { SqlJobsRepository } from './jobs-repository.ts';
 import type { SqlLedgerRepository } from './ledger-repository.ts';
 import { moneyText } from './money-sql.ts';
-import type { Database, TasksTable } from './schema.ts';
+import type { Database, DeliveriesTable, TasksTable } from './schema.ts';
 
 type Executor = Kysely<Database> | Transaction<Database>;
 
@@ -161,17 +161,41 @@ export class SqlTasksRepository implements TasksRepository {
 
   async deliveries(taskId: string): Promise<TaskDelivery[]> {
     const rows = await this.db.selectFrom('deliveries').selectAll().where('task_id', '=', taskId).orderBy('at').orderBy('attempt').execute();
-    return rows.map((row) => ({
-      id: row.id,
-      taskId: row.task_id,
-      attempt: row.attempt,
-      url: row.url,
-      event: row.event,
-      status: row.status as TaskDelivery['status'],
-      httpStatus: row.http_status,
-      error: row.error,
-      durationMs: row.duration_ms,
-      at: Number(row.at),
-    }));
+    return rows.map(toDelivery);
+  }
+
+  async delivery(id: string): Promise<TaskDelivery | undefined> {
+    const row = await this.db.selectFrom('deliveries').selectAll().where('id', '=', id).executeTakeFirst();
+    return row && toDelivery(row);
+  }
+
+  async requeueWebhook(taskId: string, now: number): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      // Writing the task's row locks it (PostgreSQL row lock, SQLite's one writer): concurrent retries take turns here.
+      await trx.updateTable('tasks').set({ updated_at: sql<number>`updated_at` }).where('id', '=', taskId).execute();
+      const queued = await trx
+        .selectFrom('jobs')
+        .select('id')
+        .where('kind', '=', 'webhook.task')
+        .where('subject_id', '=', taskId)
+        .where('status', 'in', ['pending', 'running'])
+        .executeTakeFirst();
+      if (queued) return false;
+      await this.jobs.enqueue(trx, { kind: 'webhook.task', subjectId: taskId, runAt: now }, now);
+      return true;
+    });
   }
 }
+
+const toDelivery = (row: Selectable<DeliveriesTable>): TaskDelivery => ({
+  id: row.id,
+  taskId: row.task_id,
+  attempt: row.attempt,
+  url: row.url,
+  event: row.event,
+  status: row.status as TaskDelivery['status'],
+  httpStatus: row.http_status,
+  error: row.error,
+  durationMs: row.duration_ms,
+  at: Number(row.at),
+});

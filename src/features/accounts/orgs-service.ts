@@ -70,9 +70,7 @@ export class OrgsService {
     const current = await this.accounts.getRole(orgId, userId);
     if (!current) throw memberNotFound(userId);
     requireOwnerFor(callerRole, [current, role]);
-    await this.apply(orgId, userId, role);
-    await this.audit.record(actor, 'member.update', { type: 'user', id: userId }, { before: { role: current }, after: { role }, orgId });
-    return this.member(orgId, userId);
+    return this.setRole(actor, orgId, userId, current, role);
   }
 
   /**
@@ -84,10 +82,38 @@ export class OrgsService {
     const callerRole = await requireRole(this.accounts, orgId, actor.id, leaving ? 'member' : 'manager');
     const member = await this.member(orgId, userId);
     if (!leaving) requireOwnerFor(callerRole, [member.role]);
-    await this.apply(orgId, userId, null);
-    await this.audit.record(actor, leaving ? 'member.leave' : 'member.remove', { type: 'user', id: userId }, { before: { role: member.role }, after: null, orgId });
-    for (const listener of this.memberRemovedListeners) await listener(orgId, userId);
+    return this.endMembership(actor, orgId, member, leaving ? 'member.leave' : 'member.remove');
+  }
+
+  /** The operator (admin API, CLI) changes any member's role; the org keeps its last owner (409), as at the owners' door. */
+  async operatorChangeRole(actor: Actor, orgId: string, userId: string, role: Role): Promise<OrgMember> {
+    await this.requireOrg(orgId);
+    const current = await this.accounts.getRole(orgId, userId);
+    if (!current) throw memberNotFound(userId);
+    return this.setRole(actor, orgId, userId, current, role);
+  }
+
+  /** The operator removes any member; the last owner stays (409); what the member ran on the org's money stops with it. */
+  async operatorRemoveMember(actor: Actor, orgId: string, userId: string): Promise<OrgMember> {
+    await this.requireOrg(orgId);
+    return this.endMembership(actor, orgId, await this.member(orgId, userId), 'member.remove');
+  }
+
+  private async setRole(actor: Actor, orgId: string, userId: string, current: Role, role: Role): Promise<OrgMember> {
+    await this.apply(orgId, userId, role);
+    await this.audit.record(actor, 'member.update', { type: 'user', id: userId }, { before: { role: current }, after: { role }, orgId });
+    return this.member(orgId, userId);
+  }
+
+  private async endMembership(actor: Actor, orgId: string, member: OrgMember, action: 'member.leave' | 'member.remove'): Promise<OrgMember> {
+    await this.apply(orgId, member.userId, null);
+    await this.audit.record(actor, action, { type: 'user', id: member.userId }, { before: { role: member.role }, after: null, orgId });
+    for (const listener of this.memberRemovedListeners) await listener(orgId, member.userId);
     return member;
+  }
+
+  private async requireOrg(orgId: string): Promise<void> {
+    if (!(await this.accounts.getOrg(orgId))) throw new GatewayError('not_found', `Organization '${orgId}' does not exist.`);
   }
 
   private async apply(orgId: string, userId: string, role: Role | null): Promise<void> {

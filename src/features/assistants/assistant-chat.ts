@@ -108,6 +108,8 @@ export class AssistantChatService {
   private chargeRound(turn: ChatTurn, usage: ChatUsage | undefined, request: ChatRequest, produced: string): void {
     const tokens = tokenUsageFromChat(usage ?? estimateUsage(request, produced));
     turn.charges.addModelRound(tokens, priceUsage(turn.call.resolution.billed, tokens));
+    // The request log's row counts the tokens of every model round of the turn (its cost comes from the one ledger entry).
+    turn.caller.trace?.used(tokens);
   }
 
   private async roundOnce(turn: ChatTurn): Promise<RoundResult> {

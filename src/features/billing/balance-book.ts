@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { BatchedWriter, type WriterHealth } from '../../lib/batched-writer.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Metrics } from '../../lib/metrics.ts';
 import { newId, randomBase62 } from '../../lib/ids.ts';
@@ -9,9 +10,6 @@ import { accountKey, type LedgerEntry, type LedgerRepository } from './ledger.ts
 
 /** How long a balance read from the database serves `balance()` before it is read again. */
 const REFRESH_AFTER_MS = 1_000;
-/** A failed ledger write is tried again after this, doubling up to the maximum, until it succeeds. */
-const RETRY_FIRST_MS = 250;
-const RETRY_MAX_MS = 10_000;
 
 interface AccountState {
   /** The balance in the database when last read or written by this process. */
@@ -30,15 +28,8 @@ interface AccountState {
 /** A movement to record: a ledger entry before it has its time (and, unless the caller fixes it, its id). */
 export type ChargeInput = Omit<LedgerEntry, 'id' | 'createdAt'> & { id?: string };
 
-/** What readiness reports about the ledger. */
-export interface LedgerHealth {
-  ok: boolean;
-  /** Entries recorded and not yet written. */
-  queued: number;
-  /** Since when writes have been failing (Unix ms), if they are. */
-  failingSince: number | undefined;
-  lastError: string | undefined;
-}
+/** What readiness reports about the ledger: its writer's health (`queued`: entries recorded and not yet written). */
+export type LedgerHealth = WriterHealth;
 
 /**
  * Every balance change goes through here. Charges are applied in memory at once and written to the ledger in batches (one
@@ -52,15 +43,11 @@ export interface LedgerHealth {
  */
 export class BalanceBook {
   private readonly accounts = new Map<string, AccountState>();
-  private queue: LedgerEntry[] = [];
-  private flushing: Promise<void> | undefined;
-  private timer: NodeJS.Timeout | undefined;
+  /** Entries are written in batches (one transaction each: ledger rows plus balance updates), retried until they succeed. */
+  private readonly writer: BatchedWriter<LedgerEntry>;
   private closed = false;
   /** Counts completed writes; a balance read is only applied when no write completed while it was under way. */
   private writes = 0;
-  private retryMs = RETRY_FIRST_MS;
-  private failingSince: number | undefined;
-  private lastError: string | undefined;
   /** This process, as the holder of reservations. */
   readonly node = `n_${randomBase62(12)}`;
   /** Told of every entry as it is recorded or announced (keys' spend per period, the request log's costs). */
@@ -69,10 +56,17 @@ export class BalanceBook {
   constructor(
     private readonly repository: LedgerRepository,
     private readonly clock: Clock,
-    private readonly flushMs: number,
+    flushMs: number,
     private readonly logger: Logger,
     private readonly metrics?: Metrics,
-  ) {}
+  ) {
+    this.writer = new BatchedWriter({ name: 'ledger', itemsLabel: 'entries', flushMs, clock, logger, write: (batch) => this.write(batch) });
+  }
+
+  /** The batch being written, if one is: balance reads wait for it. */
+  private get flushing(): Promise<void> | undefined {
+    return this.writer.flushing;
+  }
 
   /** The balance as this process sees it now (database + local pending entries); undefined for an unknown account. */
   async balance(account: AccountRef): Promise<Money | undefined> {
@@ -133,10 +127,9 @@ export class BalanceBook {
     const state = this.accounts.get(key);
     if (state) state.pending += input.amount;
     else this.accounts.set(key, { ...emptyState(), pending: input.amount });
-    this.queue.push(entry);
+    this.writer.push(entry);
     for (const listener of this.listeners) listener(entry);
     if (input.kind === 'charge' && input.requestId !== null) this.metrics?.charged.inc({ currency: this.metrics.currency }, Number(-input.amount) / 1e9);
-    this.schedule(this.flushMs);
     return entry;
   }
 
@@ -153,70 +146,40 @@ export class BalanceBook {
   }
 
   /** Writes every queued entry; resolves when nothing recorded before the call is still unwritten, rejects if the write failed. */
-  async flush(): Promise<void> {
-    if (this.timer) {
-      clearTimeout(this.timer);
-      this.timer = undefined;
-    }
-    while (this.flushing) await this.flushing;
-    if (this.queue.length === 0) return;
-    const batch = this.queue;
-    this.queue = [];
-    this.flushing = this.write(batch).finally(() => {
-      this.flushing = undefined;
-    });
-    await this.flushing;
+  flush(): Promise<void> {
+    return this.writer.flush();
   }
 
-  /** The timer's flush: a failure is logged and retried with back-off, never left unhandled (it would end the process). */
-  private schedule(delayMs: number): void {
-    if (this.timer || this.closed) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.flush().catch(() => this.schedule(this.retryMs));
-    }, delayMs);
-  }
-
+  /**
+   * One batch: ledger rows and balances in one transaction, then the memory copies of the balances and reservations it
+   * moved. A failure leaves the entries queued (the writer retries them): money is never dropped because the database
+   * blinked, and entries keep their ids, so a batch whose commit went through unacknowledged is not counted twice.
+   */
   private async write(batch: LedgerEntry[]): Promise<void> {
-    try {
-      const lease = { node: this.node, expiresAt: this.clock.now() + RESERVATION_TTL_MS };
-      const { balances, reserved } = await this.repository.append(batch, undefined, lease);
-      this.writes += 1;
-      this.retryMs = RETRY_FIRST_MS;
-      if (this.failingSince !== undefined) this.logger.info({ failedForMs: this.clock.now() - this.failingSince }, 'ledger writes succeed again');
-      this.failingSince = undefined;
-      this.lastError = undefined;
-      const now = this.clock.now();
-      for (const entry of batch) {
-        const state = this.accounts.get(accountKey(entry.account));
-        if (state) state.pending -= entry.amount;
+    const lease = { node: this.node, expiresAt: this.clock.now() + RESERVATION_TTL_MS };
+    const { balances, reserved } = await this.repository.append(batch, undefined, lease);
+    this.writes += 1;
+    const now = this.clock.now();
+    for (const entry of batch) {
+      const state = this.accounts.get(accountKey(entry.account));
+      if (state) state.pending -= entry.amount;
+    }
+    for (const [key, stored] of balances) {
+      const state = this.accounts.get(key);
+      if (!state) continue;
+      state.stored = stored;
+      state.loadedAt = now;
+      const left = reserved.get(key);
+      if (left !== undefined) {
+        state.reserved = left;
+        state.reservedUntil = lease.expiresAt;
       }
-      for (const [key, stored] of balances) {
-        const state = this.accounts.get(key);
-        if (!state) continue;
-        state.stored = stored;
-        state.loadedAt = now;
-        const left = reserved.get(key);
-        if (left !== undefined) {
-          state.reserved = left;
-          state.reservedUntil = lease.expiresAt;
-        }
-      }
-    } catch (error) {
-      // Keep the entries and try again: money is never dropped because the database blinked. Entries keep their ids, so a
-      // batch whose commit went through unacknowledged is not counted twice when written again.
-      this.failingSince ??= this.clock.now();
-      this.lastError = error instanceof Error ? error.message : String(error);
-      this.retryMs = Math.min(this.retryMs * 2, RETRY_MAX_MS);
-      this.logger.error({ err: error, entries: batch.length, queued: this.queue.length + batch.length }, 'ledger write failed; will retry');
-      this.queue = batch.concat(this.queue);
-      throw error;
     }
   }
 
   /** For readiness: whether ledger writes are succeeding and how much waits to be written. */
   health(): LedgerHealth {
-    return { ok: this.failingSince === undefined, queued: this.queue.length, failingSince: this.failingSince, lastError: this.lastError };
+    return this.writer.health();
   }
 
   /** Forget the memory copy of an account (its balance changed elsewhere). */
@@ -276,21 +239,9 @@ export class BalanceBook {
    */
   async close(patienceMs = 20_000): Promise<void> {
     this.closed = true;
-    if (this.timer) clearTimeout(this.timer);
-    const deadline = Date.now() + patienceMs;
-    let delay = 100;
-    for (;;) {
-      try {
-        await this.flush();
-        break;
-      } catch {
-        if (Date.now() + delay > deadline) {
-          this.logger.fatal({ entries: this.queue.map((entry) => ({ ...entry, amount: entry.amount.toString() })) }, 'ledger entries could not be written at shutdown');
-          return;
-        }
-        await new Promise((resolve) => setTimeout(resolve, delay));
-        delay = Math.min(delay * 2, 2_000);
-      }
+    if (!(await this.writer.close(patienceMs))) {
+      this.logger.fatal({ entries: this.writer.queued.map((entry) => ({ ...entry, amount: entry.amount.toString() })) }, 'ledger entries could not be written at shutdown');
+      return;
     }
     await this.repository.release(this.node).catch((error: unknown) => this.logger.warn({ err: error }, 'balance reservations not released; they lapse on their own'));
   }

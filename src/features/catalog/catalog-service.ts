@@ -127,11 +127,58 @@ export class CatalogService {
   /** Creates or replaces a provider; its id is 1-64 lowercase letters, digits, - or _ (it names the provider in model records). */
   async putProvider(provider: ProviderRecord, actor: Actor = ADMIN_ACTOR): Promise<ProviderRecord> {
     if (!/^[a-z0-9][a-z0-9_-]{0,63}$/.test(provider.id)) throw new GatewayError('invalid_request', 'id: must be 1-64 lowercase letters, digits, - or _', { param: 'id' });
+    return this.saveProvider(provider, 'provider.put', actor);
+  }
+
+  /** Changes some fields of a stored provider (admin PATCH); `apiKey: null` removes the key, an absent one keeps it. */
+  async patchProvider(id: string, changes: Partial<Omit<ProviderRecord, 'id'>>, actor: Actor = ADMIN_ACTOR): Promise<ProviderRecord> {
+    const current = this.providers.get(id);
+    if (!current) throw providerNotFound(id);
+    return this.saveProvider({ ...current, ...changes, id }, 'provider.update', actor);
+  }
+
+  /**
+   * Deletes a stored provider (admin API, CLI). Refused (409) while any model routes to it, judged on the stored catalog rather
+   * than this process's copy: those models would stop answering. Move or delete them first.
+   */
+  async deleteProvider(id: string, actor: Actor = ADMIN_ACTOR): Promise<ProviderRecord> {
+    const before = (await this.repository.listProviders()).find((provider) => provider.id === id);
+    if (!before) throw providerNotFound(id);
+    const routed = (await this.repository.listModels()).filter((model) => model.provider === id).map((model) => model.id);
+    if (routed.length > 0) {
+      const named = routed.slice(0, 5).join(', ') + (routed.length > 5 ? ` and ${routed.length - 5} more` : '');
+      throw new GatewayError('conflict', `Provider '${id}' still serves ${routed.length} model${routed.length === 1 ? '' : 's'} (${named}): route ${routed.length === 1 ? 'it' : 'them'} to another provider or delete ${routed.length === 1 ? 'it' : 'them'} first.`, { codeA: 'provider_in_use' });
+    }
+    if (!(await this.repository.deleteProvider(id))) throw providerNotFound(id);
+    await this.audit?.record(actor, 'provider.delete', { type: 'provider', id }, { before: providerAuditView(before), after: null });
+    await this.bus.publish('catalog', '');
+    await this.reload();
+    return before;
+  }
+
+  /**
+   * Deletes a model (admin API, CLI): requests for it then answer 404 as for any unknown model; request-log and ledger rows keep
+   * its id as text. Refused (409) while another model names it as `deprecation_redirect_to`: retired clients would lose their
+   * analogue. `models import` adds a built-in model again.
+   */
+  async deleteModel(id: string, actor: Actor = ADMIN_ACTOR): Promise<void> {
+    const records = await this.repository.listModels();
+    const before = records.find((model) => model.id === id);
+    if (!before) throw new GatewayError('not_found', `The model '${id}' does not exist.`);
+    const redirecting = records.filter((model) => model.deprecation_redirect_to === id).map((model) => model.id);
+    if (redirecting.length > 0) {
+      throw new GatewayError('conflict', `Model '${id}' is the analogue (deprecation_redirect_to) of ${redirecting.join(', ')}: point ${redirecting.length === 1 ? 'it' : 'them'} elsewhere first.`, { codeA: 'model_in_use' });
+    }
+    if (!(await this.repository.deleteModel(id))) throw new GatewayError('not_found', `The model '${id}' does not exist.`);
+    await this.audit?.record(actor, 'model.delete', { type: 'model', id }, { before, after: null });
+    await this.bus.publish('catalog', id);
+    await this.reload();
+  }
+
+  private async saveProvider(provider: ProviderRecord, action: 'provider.put' | 'provider.update', actor: Actor): Promise<ProviderRecord> {
     const before = this.providers.get(provider.id);
     await this.repository.upsertProvider(provider, this.clock.now());
-    // Never the API key: only whether one is set.
-    const view = (record: ProviderRecord | undefined) => record && { type: record.type, baseUrl: record.baseUrl, hasApiKey: record.apiKey !== null };
-    await this.audit?.record(actor, 'provider.put', { type: 'provider', id: provider.id }, { before: view(before) ?? null, after: view(provider) });
+    await this.audit?.record(actor, action, { type: 'provider', id: provider.id }, { before: before ? providerAuditView(before) : null, after: providerAuditView(provider) });
     await this.bus.publish('catalog', '');
     await this.reload();
     return this.providers.get(provider.id)!;
@@ -155,6 +202,11 @@ export class CatalogService {
     await this.reload();
   }
 }
+
+const providerNotFound = (id: string): GatewayError => new GatewayError('not_found', `The provider '${id}' does not exist.`);
+
+/** A provider in the audit log: never the API key, only whether one is set. */
+const providerAuditView = (record: ProviderRecord) => ({ type: record.type, baseUrl: record.baseUrl, hasApiKey: record.apiKey !== null });
 
 /** The named fields of a record, for an audit entry's before and after. */
 function pick(record: object, fields: readonly string[]): Record<string, unknown> {

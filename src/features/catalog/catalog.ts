@@ -33,4 +33,8 @@ export interface CatalogRepository {
   countModels(): Promise<number>;
   listProviders(): Promise<ProviderRecord[]>;
   upsertProvider(provider: ProviderRecord, at: number): Promise<void>;
+  /** False when there was no such provider. */
+  deleteProvider(id: string): Promise<boolean>;
+  /** False when there was no such model. */
+  deleteModel(id: string): Promise<boolean>;
 }

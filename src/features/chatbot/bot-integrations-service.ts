@@ -5,10 +5,18 @@ import { isManager, requireRole } from '../accounts/org-access.ts';
 import type { AssistantsRepository } from '../assistants/assistant.ts';
 import type { Actor } from '../audit/audit.ts';
 import type { AuditService } from '../audit/audit-service.ts';
-import type { Bot, BotsRepository } from './bot.ts';
+import type { Bot, BotFilter, BotsRepository } from './bot.ts';
+import { decodeIdCursor, encodeIdCursor } from '../../lib/id-cursor.ts';
 import type { ChatbotService } from './chatbot-service.ts';
 
 type UserActor = Actor & { id: string };
+
+/** What a bot's owner (or the operator) may change; the paying account stays (a new bot for another one). */
+export interface BotChanges {
+  name?: string | undefined;
+  assistantId?: string | undefined;
+  webhookUrl?: string | null | undefined;
+}
 
 const botNotFound = (id: string): GatewayError => new GatewayError('not_found', `Bot '${id}' does not exist.`);
 
@@ -56,25 +64,66 @@ export class BotIntegrationsService {
     return created;
   }
 
-  async update(actor: UserActor, id: string, changes: { name?: string | undefined; assistantId?: string | undefined; webhookUrl?: string | null | undefined }): Promise<Bot> {
-    const before = await this.get(actor.id, id);
-    if (changes.assistantId !== undefined) await this.checkAssistant(actor.id, changes.assistantId);
-    if (changes.webhookUrl) await this.chatbot.checkUrl(changes.webhookUrl, 'webhookUrl');
-    await this.repository.update(id, {
-      ...(changes.name !== undefined ? { name: changes.name } : {}),
-      ...(changes.assistantId !== undefined ? { assistantId: changes.assistantId } : {}),
-      ...(changes.webhookUrl !== undefined ? { webhookUrl: changes.webhookUrl } : {}),
-    });
-    const after = await this.get(actor.id, id);
-    await this.audit.record(actor, 'bot.update', { type: 'bot', id }, { before: settingsOf(before), after: settingsOf(after), orgId: after.orgId });
-    return after;
+  async update(actor: UserActor, id: string, changes: BotChanges): Promise<Bot> {
+    return this.change(actor, await this.get(actor.id, id), changes, actor.id);
   }
 
   /** Deletes the bot: its token fails at once on every node (each inbound call reads the database), queued replies stop. */
   async delete(actor: UserActor, id: string): Promise<Bot> {
-    const bot = await this.get(actor.id, id);
-    if (!(await this.repository.revoke(id, this.clock.now()))) throw botNotFound(id);
-    await this.audit.record(actor, 'bot.delete', { type: 'bot', id }, { before: settingsOf(bot), after: null, orgId: bot.orgId });
+    return this.remove(actor, await this.get(actor.id, id));
+  }
+
+  /** The operator's list of every live bot (admin API, CLI), newest first; `query` matches name or id. */
+  async operatorList(filter: BotFilter & { limit: number; cursor?: string | undefined }): Promise<{ bots: Bot[]; nextCursor: string | undefined }> {
+    const rows = await this.repository.search(filter, filter.limit + 1, filter.cursor === undefined ? undefined : decodeIdCursor(filter.cursor));
+    const bots = rows.slice(0, filter.limit);
+    return { bots, nextCursor: rows.length > filter.limit ? encodeIdCursor(bots[bots.length - 1]!.id) : undefined };
+  }
+
+  /** Any live bot, for the operator; 404 when it does not exist or was deleted. */
+  async operatorGet(id: string): Promise<Bot> {
+    const bot = await this.repository.get(id);
+    if (!bot) throw botNotFound(id);
+    return bot;
+  }
+
+  /** A bot made by the operator for a user (admin API, CLI): the same checks as every door (ChatbotService.create), audited. */
+  async operatorCreate(actor: Actor, input: { userId: string; orgId: string | null; assistantId: string; webhookUrl: string | null; name: string | null }): Promise<{ bot: Bot; token: string }> {
+    const created = await this.chatbot.create(input);
+    await this.audit.record(actor, 'bot.create', { type: 'bot', id: created.bot.id }, { after: { ...settingsOf(created.bot), userId: created.bot.userId }, orgId: created.bot.orgId });
+    return created;
+  }
+
+  /** The operator changes any bot under the owner's rules: the assistant must be one the bot's user may use, the URL passes the guard. */
+  async operatorUpdate(actor: Actor, id: string, changes: BotChanges): Promise<Bot> {
+    const bot = await this.operatorGet(id);
+    return this.change(actor, bot, changes, bot.userId);
+  }
+
+  /** The operator deletes any bot; as the owner's delete, its token stops working at once. */
+  async operatorDelete(actor: Actor, id: string): Promise<Bot> {
+    return this.remove(actor, await this.operatorGet(id));
+  }
+
+  /** One rule for every door: the assistant is one `assistantUser` may use, the webhook URL passes the guard; audited before → after. */
+  private async change(actor: Actor, before: Bot, changes: BotChanges, assistantUser: string): Promise<Bot> {
+    if (changes.assistantId !== undefined) await this.checkAssistant(assistantUser, changes.assistantId);
+    if (changes.webhookUrl) await this.chatbot.checkUrl(changes.webhookUrl, 'webhookUrl');
+    await this.repository.update(before.id, {
+      ...(changes.name !== undefined ? { name: changes.name } : {}),
+      ...(changes.assistantId !== undefined ? { assistantId: changes.assistantId } : {}),
+      ...(changes.webhookUrl !== undefined ? { webhookUrl: changes.webhookUrl } : {}),
+    });
+    const after = await this.repository.get(before.id);
+    // Deleted by another call in between: gone for this one too.
+    if (!after) throw botNotFound(before.id);
+    await this.audit.record(actor, 'bot.update', { type: 'bot', id: before.id }, { before: settingsOf(before), after: settingsOf(after), orgId: after.orgId });
+    return after;
+  }
+
+  private async remove(actor: Actor, bot: Bot): Promise<Bot> {
+    if (!(await this.repository.revoke(bot.id, this.clock.now()))) throw botNotFound(bot.id);
+    await this.audit.record(actor, 'bot.delete', { type: 'bot', id: bot.id }, { before: settingsOf(bot), after: null, orgId: bot.orgId });
     return bot;
   }
 

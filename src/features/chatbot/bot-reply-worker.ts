@@ -3,11 +3,13 @@ import type { Logger } from 'pino';
 import type { Job, JobOutcome } from '../../jobs/jobs.ts';
 import { unixSeconds, type Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
-import { GatewayError } from '../../core/errors.ts';
+import { ERROR_CATALOGUE, GatewayError } from '../../core/errors.ts';
 import type { AssistantChatService } from '../assistants/assistant-chat.ts';
 import type { AssistantsRepository } from '../assistants/assistant.ts';
 import type { BalanceBook } from '../billing/balance-book.ts';
 import type { CatalogService } from '../catalog/catalog-service.ts';
+import type { RequestLog } from '../usage/request-log-writer.ts';
+import type { Caller } from '../inference/model-call.ts';
 import type { ApiKey } from '../keys/keys.ts';
 import { inboundEventSchema, type Bot, type BotDialog, type BotsRepository, type ClientMessageEvent } from './bot.ts';
 import { asksForHuman, HandOverToolset } from './hand-over.ts';
@@ -25,6 +27,8 @@ export interface BotReplyDependencies {
   book: BalanceBook;
   clock: Clock;
   logger: Logger;
+  /** Each reply is logged as a request of its own (endpoint `bot.reply`, key id = the bot's id), so /usage counts what it costs. */
+  requestLog?: Pick<RequestLog, 'begin'>;
 }
 
 /**
@@ -66,17 +70,47 @@ export class BotReplyWorker {
   };
 
   private async answer(bot: Bot, dialog: BotDialog, event: ClientMessageEvent, note: string): Promise<void> {
-    const { chat, clock } = this.dependencies;
     const assistant = await this.dependencies.assistants.get(bot.assistantId);
     if (!assistant) throw new GatewayError('not_found', 'Assistant not found');
     const vision = this.dependencies.catalog.get(assistant.modelId)?.vision === true;
     const handOver = event.agents_online ? new HandOverToolset() : undefined;
     const key: ApiKey = { id: bot.id, userId: bot.userId, orgId: bot.orgId, name: 'bot', allowedModels: null, rateLimit: null, revokedAt: null, createdAt: bot.createdAt, scope: 'inference', expiresAt: null, disabled: false, limit: null, tpm: null };
+    const requestId = newId('request');
+    const startedAt = performance.now();
+    const trace = this.dependencies.requestLog?.begin(requestId, startedAt);
+    let status = 500;
+    try {
+      await this.reply(bot, dialog, event, note, { key, requestId, trace }, vision, assistant.mention, handOver);
+      status = 200;
+    } catch (error) {
+      if (error instanceof GatewayError) {
+        status = error.status;
+        trace?.failed(ERROR_CATALOGUE[error.code].typeA);
+      } else {
+        trace?.failed('api_error');
+      }
+      throw error;
+    } finally {
+      trace?.close({ key, endpoint: 'bot.reply', bodyModel: assistant.modelId, status, latencyMs: Math.round(performance.now() - startedAt) });
+    }
+  }
+
+  private async reply(
+    bot: Bot,
+    dialog: BotDialog,
+    event: ClientMessageEvent,
+    note: string,
+    caller: Caller,
+    vision: boolean,
+    assistantCode: string,
+    handOver: HandOverToolset | undefined,
+  ): Promise<void> {
+    const { chat, clock } = this.dependencies;
     const turn = await chat.prepare(
-      { key, requestId: newId('request') },
+      caller,
       {
         chatId: dialog.id,
-        assistantCode: assistant.mention,
+        assistantCode,
         message: event.message.text || '(the client sent no text)',
         maxContext: DIALOG_CONTEXT,
         images: vision ? (event.message.images ?? []) : [],

@@ -68,6 +68,13 @@ export interface OutboundOutcome {
   nextAttemptAt?: number;
 }
 
+/** The operator's filters over every bot (all optional). */
+export interface BotFilter {
+  userId?: string | undefined;
+  orgId?: string | undefined;
+  query?: string | undefined;
+}
+
 /** Bots, dialogs, the inbound event log and the outbound queue; storage/bots-repository.ts implements it. */
 export interface BotsRepository {
   insert(bot: Bot, tokenHash: string): Promise<void>;
@@ -77,6 +84,8 @@ export interface BotsRepository {
   setWebhook(id: string, url: string): Promise<void>;
   /** Live bots of a user (`userId`) or of an org (`orgId`), newest first, after the cursor's one. */
   list(owner: { userId: string } | { orgId: string }, limit: number, after: string | undefined): Promise<Bot[]>;
+  /** Every live bot (the operator's list), newest first, after the cursor's one; `query` matches name or id. */
+  search(filter: BotFilter, limit: number, after: string | undefined): Promise<Bot[]>;
   update(id: string, changes: { name?: string; assistantId?: string; webhookUrl?: string | null }): Promise<void>;
   /** Revokes the bot's token at once; false when it was already deleted. */
   revoke(id: string, now: number): Promise<boolean>;

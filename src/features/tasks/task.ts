@@ -47,7 +47,10 @@ export interface Task {
   error: TaskError | null;
   cost: Money;
   webhookUrl: string | null;
-  /** The creating key, sealed; null once the webhook is settled. */
+  /**
+   * The creating key, sealed; null once the webhook is delivered or the receiver answered 410 Gone. A delivery that failed for
+   * good keeps it, so the operator may retry it (POST /admin/v1/deliveries/:id/retry).
+   */
   webhookSecret: string | null;
   createdAt: number;
   updatedAt: number;
@@ -105,4 +108,10 @@ export interface TasksRepository {
   recordDelivery(delivery: TaskDelivery): Promise<void>;
   /** A task's delivery attempts, oldest first. */
   deliveries(taskId: string): Promise<TaskDelivery[]>;
+  delivery(id: string): Promise<TaskDelivery | undefined>;
+  /**
+   * Queues a new webhook delivery of the task to run at `now`, unless one is already pending or running (false); the check
+   * and the insert hold the task's row, so two retries at once queue one delivery.
+   */
+  requeueWebhook(taskId: string, now: number): Promise<boolean>;
 }

@@ -1,12 +1,11 @@
 import type { Logger } from 'pino';
+import { BatchedWriter, type WriterHealth } from '../../lib/batched-writer.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { LedgerEntry } from '../billing/ledger.ts';
 import { payerOf } from '../inference/model-call.ts';
 import { RequestTrace } from './request-trace.ts';
 import type { CostAdjustment, RequestLogRepository, RequestLogRow } from './request-log.ts';
 
-const RETRY_FIRST_MS = 250;
-const RETRY_MAX_MS = 10_000;
 /** Retention and partition upkeep run at most this often (and at start). */
 const MAINTAIN_EVERY_MS = 60 * 60_000;
 const DAY_MS = 86_400_000;
@@ -19,29 +18,21 @@ export interface RequestLogOptions {
 }
 
 /** What readiness reports about the request log (the same shape as the ledger's). */
-export interface RequestLogHealth {
-  ok: boolean;
-  queued: number;
-  failingSince: number | undefined;
-  lastError: string | undefined;
-}
+export type RequestLogHealth = WriterHealth;
+
+/** What the writer queues: a settled request's row, or a later change of a task's cost. */
+type Queued = { row: RequestLogRow; adjustment?: undefined } | { row?: undefined; adjustment: CostAdjustment };
 
 /**
  * The request log's writer. Each request gets a trace (`begin`); a settled trace becomes a row in a queue, written in
- * batches off the request path with the rollups it moves (one transaction), like the ledger: a failed batch stays queued
- * and is retried with back-off, never left as an unhandled rejection; `close` flushes. The ledger's charges reach the
+ * batches off the request path with the rollups it moves (one transaction) by the ledger's kind of writer (BatchedWriter):
+ * a failed batch stays queued and is retried with back-off; `close` flushes. The ledger's charges reach the
  * trace of their request through `charged`, so a row's cost is exactly what the ledger booked for it.
  */
 export class RequestLog {
   private readonly open = new Map<string, RequestTrace>();
-  private rows: RequestLogRow[] = [];
-  private adjustments: CostAdjustment[] = [];
-  private flushing: Promise<void> | undefined;
-  private timer: NodeJS.Timeout | undefined;
+  private readonly writer: BatchedWriter<Queued>;
   private closed = false;
-  private retryMs = RETRY_FIRST_MS;
-  private failingSince: number | undefined;
-  private lastError: string | undefined;
   private maintainedAt = Number.NEGATIVE_INFINITY;
   private waiters: Array<() => void> = [];
 
@@ -50,7 +41,19 @@ export class RequestLog {
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly options: RequestLogOptions,
-  ) {}
+  ) {
+    this.writer = new BatchedWriter<Queued>({
+      name: 'request log',
+      itemsLabel: 'rows',
+      flushMs: options.flushMs,
+      clock,
+      logger,
+      // Rows keep their ids and the write skips ids already written, so a batch whose commit went through unacknowledged
+      // is not counted twice in the rollups when written again.
+      write: (batch) => this.repository.append(batch.flatMap((item) => (item.row ? [item.row] : [])), batch.flatMap((item) => (item.adjustment ? [item.adjustment] : []))),
+      afterTimedFlush: () => this.maintain(),
+    });
+  }
 
   /** A new request's trace; `startedAt` is performance.now() at its start. */
   begin(id: string, startedAt: number): RequestTrace {
@@ -68,17 +71,13 @@ export class RequestLog {
   /** A later change of a task's cost (refund or correction), applied to the rollup its request counted in. */
   adjust(adjustment: CostAdjustment): void {
     if (!this.options.enabled || this.closed) return;
-    this.adjustments.push(adjustment);
-    this.schedule(this.options.flushMs);
+    this.writer.push({ adjustment });
   }
 
   private readonly settled = (trace: RequestTrace): void => {
     this.open.delete(trace.id);
     const row = this.options.enabled && !this.closed ? rowOf(trace) : undefined;
-    if (row) {
-      this.rows.push(row);
-      this.schedule(this.options.flushMs);
-    }
+    if (row) this.writer.push({ row });
     if (this.open.size === 0) this.wake();
   };
 
@@ -94,51 +93,8 @@ export class RequestLog {
     for (const resolve of waiters) resolve();
   }
 
-  async flush(): Promise<void> {
-    if (this.timer) {
-      clearTimeout(this.timer);
-      this.timer = undefined;
-    }
-    while (this.flushing) await this.flushing;
-    if (this.rows.length === 0 && this.adjustments.length === 0) return;
-    const rows = this.rows;
-    const adjustments = this.adjustments;
-    this.rows = [];
-    this.adjustments = [];
-    this.flushing = this.write(rows, adjustments).finally(() => {
-      this.flushing = undefined;
-    });
-    await this.flushing;
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.timer || this.closed) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.flush()
-        .then(() => this.maintain())
-        .catch(() => this.schedule(this.retryMs));
-    }, delayMs);
-  }
-
-  private async write(rows: RequestLogRow[], adjustments: CostAdjustment[]): Promise<void> {
-    try {
-      await this.repository.append(rows, adjustments);
-      this.retryMs = RETRY_FIRST_MS;
-      if (this.failingSince !== undefined) this.logger.info({ failedForMs: this.clock.now() - this.failingSince }, 'request log writes succeed again');
-      this.failingSince = undefined;
-      this.lastError = undefined;
-    } catch (error) {
-      // Rows keep their ids and the write skips ids already written, so a batch whose commit went through unacknowledged
-      // is not counted twice in the rollups when written again.
-      this.failingSince ??= this.clock.now();
-      this.lastError = error instanceof Error ? error.message : String(error);
-      this.retryMs = Math.min(this.retryMs * 2, RETRY_MAX_MS);
-      this.logger.error({ err: error, rows: rows.length, queued: this.rows.length + rows.length }, 'request log write failed; will retry');
-      this.rows = rows.concat(this.rows);
-      this.adjustments = adjustments.concat(this.adjustments);
-      throw error;
-    }
+  flush(): Promise<void> {
+    return this.writer.flush();
   }
 
   /** Retention and the partitions ahead, at most hourly; a failure is logged and tried at the next flush. */
@@ -155,28 +111,13 @@ export class RequestLog {
   }
 
   health(): RequestLogHealth {
-    return { ok: this.failingSince === undefined, queued: this.rows.length + this.adjustments.length, failingSince: this.failingSince, lastError: this.lastError };
+    return this.writer.health();
   }
 
   /** Writes what is queued (tried for `patienceMs` while writes fail), then stops accepting rows. */
   async close(patienceMs = 20_000): Promise<void> {
-    const deadline = Date.now() + patienceMs;
-    let delay = 100;
-    for (;;) {
-      try {
-        await this.flush();
-        break;
-      } catch {
-        if (Date.now() + delay > deadline) {
-          this.logger.error({ rows: this.rows.length }, 'request log rows could not be written at shutdown');
-          break;
-        }
-        await new Promise((resolve) => setTimeout(resolve, delay));
-        delay = Math.min(delay * 2, 2_000);
-      }
-    }
+    if (!(await this.writer.close(patienceMs))) this.logger.error({ rows: this.writer.queued.length }, 'request log rows could not be written at shutdown');
     this.closed = true;
-    if (this.timer) clearTimeout(this.timer);
   }
 }
 

@@ -4,7 +4,7 @@ import type { AccountsService } from '../accounts/accounts-service.ts';
 import type { LedgerEntry, LedgerRepository } from '../billing/ledger.ts';
 import type { LogScope, RequestLogRepository, RequestLogRow, RequestsQuery, UsageQuery, UsageRow } from './request-log.ts';
 
-/** A page of a list, newest first; `nextCursor` is null on the last page. */
+/** A page of a list, newest first; `nextCursor` is null on the last page (also when it is exactly full). */
 export interface Page<Item> {
   data: Item[];
   nextCursor: string | null;
@@ -79,7 +79,9 @@ export class UsageService {
     if (role === 'member') throw new GatewayError('forbidden', "Only the organization's owners and admins see its ledger.", { codeA: 'org_role_required' });
     const account = scope.account!;
     const before = decodeCursor(filter.cursor);
-    const entries = await this.ledger.page(account, filter.limit, before ? { createdAt: before.created, id: before.id } : undefined);
+    // One more than the page: whether anything follows decides the cursor, so a full last page does not lead to an empty one.
+    const fetched = await this.ledger.page(account, filter.limit + 1, before ? { createdAt: before.created, id: before.id } : undefined);
+    const entries = fetched.slice(0, filter.limit);
     const first = entries[0];
     let balance = first ? await this.ledger.sumThrough(account, first) : 0n;
     const data = entries.map((entry) => {
@@ -88,7 +90,7 @@ export class UsageService {
       return line;
     });
     const last = entries.at(-1);
-    return { data, nextCursor: last && entries.length === filter.limit ? encodeCursor(last.createdAt, last.id) : null };
+    return { data, nextCursor: last && fetched.length > filter.limit ? encodeCursor(last.createdAt, last.id) : null };
   }
 
   /** The operator's view of every account's requests, optionally one user's or one org's. */
@@ -102,16 +104,18 @@ export class UsageService {
 
   private async requestPage(scope: LogScope, filter: RequestsFilter): Promise<Page<RequestLogRow>> {
     const before = decodeCursor(filter.cursor);
-    const query: RequestsQuery = { ...scope, limit: filter.limit };
+    // One more than the page, as the ledger's: the cursor is given only when a row follows.
+    const query: RequestsQuery = { ...scope, limit: filter.limit + 1 };
     if (before) query.before = before;
     if (filter.keyId !== undefined) query.keyId = filter.keyId;
     if (filter.model !== undefined) query.model = filter.model;
     if (filter.status !== undefined) query.status = filter.status;
     if (filter.from !== undefined) query.from = filter.from;
     if (filter.to !== undefined) query.to = filter.to;
-    const rows = await this.log.requests(query);
+    const fetched = await this.log.requests(query);
+    const rows = fetched.slice(0, filter.limit);
     const last = rows.at(-1);
-    return { data: rows, nextCursor: last && rows.length === filter.limit ? encodeCursor(last.created, last.id) : null };
+    return { data: rows, nextCursor: last && fetched.length > filter.limit ? encodeCursor(last.created, last.id) : null };
   }
 }
 

@@ -24,7 +24,9 @@ export interface WebhookDispatcherOptions {
 /**
  * Runs the `webhook.task` job: POSTs the finished task to its `webhook_url`, signed with the API key that created it.
  * Every attempt is recorded (admin API: GET /deliveries?taskId=); `X-Tollgate-Delivery` stays the task id on every
- * attempt while the signature is made afresh. The sealed key is erased once the delivery is settled either way.
+ * attempt while the signature is made afresh. The sealed key is erased once the task is delivered, or the receiver answered
+ * 410 Gone; a delivery that failed for good keeps it so the operator may retry it (deliveries-service.ts), and attempts of
+ * such a retry number on from the earlier ones.
  */
 export class WebhookDispatcher {
   constructor(
@@ -40,7 +42,8 @@ export class WebhookDispatcher {
     if (!task?.webhookUrl || (task.status !== 'done' && task.status !== 'failed')) return { type: 'done' };
     const secret = task.webhookSecret ? this.secrets.open(task.webhookSecret) : undefined;
     if (!secret) return { type: 'failed', error: 'the signing key of this task is not available' };
-    const attempt = job.attempts + 1;
+    // Numbered on from every earlier attempt (an operator's retry starts a new job, with the same schedule of retries).
+    const attempt = (await this.repository.deliveries(task.id)).length + 1;
     const event = task.status === 'done' ? 'task.done' : 'task.failed';
     const body = JSON.stringify(taskView(task, this.options.fileUrl));
     const started = this.clock.now();
@@ -57,10 +60,11 @@ export class WebhookDispatcher {
       durationMs: Math.max(0, this.clock.now() - started),
       at: started,
     });
-    const delay = RETRY_DELAYS_MS[attempt - 1];
+    const delay = RETRY_DELAYS_MS[job.attempts];
     // A receiver answering 410 Gone asks for no more deliveries (Standard Webhooks).
-    if (result.ok || delay === undefined || result.status === 410) {
-      await this.repository.update(task.id, { webhookSecret: null }, this.clock.now());
+    const gone = result.status === 410;
+    if (result.ok || delay === undefined || gone) {
+      if (result.ok || gone) await this.repository.update(task.id, { webhookSecret: null }, this.clock.now());
       if (!result.ok) this.logger.warn({ task: task.id, attempts: attempt }, 'webhook delivery failed for good');
       return result.ok ? { type: 'done' } : { type: 'failed', error: result.error ?? `receiver answered ${result.status}` };
     }

@@ -44,23 +44,23 @@ export interface AssistantRouteServices {
 export function registerAssistantRoutes(app: FastifyInstance, services: AssistantRouteServices): void {
   const model = (id: string) => services.models.get(id);
 
-  app.post('/v1/assistant/create', { config: { name: 'assistant.create' } }, async (request) => {
+  app.post('/v1/assistant/create', { config: { name: 'assistant.create', doc: { summary: 'Create an assistant', body: createAssistantSchema } } }, async (request) => {
     const assistant = await services.assistants.create(callerOf(request), parseOrThrow(createAssistantSchema, request.body));
     return assistantView(assistant, model(assistant.modelId));
   });
 
-  app.post('/v1/assistant/update', { config: { name: 'assistant.update' } }, async (request) => {
+  app.post('/v1/assistant/update', { config: { name: 'assistant.update', doc: { summary: 'Update an assistant (SPEC 4.4)', body: updateAssistantSchema } } }, async (request) => {
     const assistant = await services.assistants.update(callerOf(request), parseOrThrow(updateAssistantSchema, request.body));
     return assistantView(assistant, model(assistant.modelId));
   });
 
-  app.get('/v1/assistant/list', { config: { name: 'assistant.list' } }, async (request) => {
+  app.get('/v1/assistant/list', { config: { name: 'assistant.list', doc: { summary: 'List your assistants (SPEC 4.5)', query: listQuery } } }, async (request) => {
     const query = parseOrThrow(listQuery, request.query);
     const { total, items } = await services.assistants.list(callerOf(request), query.query, query.limit, query.offset);
     return { object: 'list', total, limit: query.limit, offset: query.offset, data: items.map((item) => listItemView(item, model(item.modelId))) };
   });
 
-  app.get('/v1/assistant/search', { config: { name: 'assistant.search' } }, async (request) => {
+  app.get('/v1/assistant/search', { config: { name: 'assistant.search', doc: { summary: 'Search the public assistant catalog (SPEC 4.6)', query: searchQuery } } }, async (request) => {
     const query = parseOrThrow(searchQuery, request.query);
     const result = await services.assistants.search(callerOf(request), query);
     return {
@@ -72,19 +72,19 @@ export function registerAssistantRoutes(app: FastifyInstance, services: Assistan
     };
   });
 
-  app.post('/v1/assistant/like', { config: { name: 'assistant.like' } }, async (request) => {
+  app.post('/v1/assistant/like', { config: { name: 'assistant.like', doc: { summary: 'Like a catalog assistant', body: idBody } } }, async (request) => {
     const { id } = parseOrThrow(idBody, request.body);
     const assistant = await services.assistants.like(callerOf(request), id);
     return { ok: true, id: assistant.id, likes: assistant.likes };
   });
 
-  app.post('/v1/assistant/install', { config: { name: 'assistant.install' } }, async (request) => {
+  app.post('/v1/assistant/install', { config: { name: 'assistant.install', doc: { summary: 'Install a catalog assistant (charged at its price)', body: idBody } } }, async (request) => {
     const body = parseOrThrow(idBody, request.body);
     const { assistant, charged } = await services.assistants.install(callerOf(request), body.id, body.useWalletBalance === true || walletFromQuery(request));
     return { ok: true, id: assistant.id, isInstalled: true, charged: formatMoney(charged) };
   });
 
-  app.post('/v1/assistant/chat', { config: { name: 'assistant.chat' } }, async (request, reply) => {
+  app.post('/v1/assistant/chat', { config: { name: 'assistant.chat', doc: { summary: 'Chat with an assistant (SPEC 4.3)', body: chatSchema, stream: true } } }, async (request, reply) => {
     const body = parseOrThrow(chatSchema, request.body);
     const turn = await services.assistantChat.prepare(callerOf(request), {
       chatId: body.chatId,

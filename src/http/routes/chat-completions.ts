@@ -9,7 +9,7 @@ import { sendEventStream } from '../event-stream.ts';
 
 /** POST /v1/chat/completions (OpenAI format), stream and not. */
 export function registerChatCompletionsRoute(app: FastifyInstance, completions: ChatCompletionsService): void {
-  app.post('/v1/chat/completions', { config: { name: 'chat.completions', upstreamPassthrough: true } }, async (request, reply) => {
+  app.post('/v1/chat/completions', { config: { name: 'chat.completions', upstreamPassthrough: true, doc: { summary: 'Create a chat completion (OpenAI format)', body: chatRequestSchema, stream: true } } }, async (request, reply) => {
     const { request: chat, useWalletBalance } = toChatRequest(parseOrThrow(chatRequestSchema, request.body));
     const call = await completions.prepare(callerOf(request), chat, useWalletBalance || walletFromQuery(request));
     reply.headers(call.resolution.headers);

@@ -16,7 +16,7 @@ const tokenOf = (request: FastifyRequest): string | undefined => {
 
 /** SPEC 4.1: the chat service's side of the bot integration. Authenticated by the bot token, not an API key. */
 export function registerChatbotRoutes(app: FastifyInstance, chatbot: ChatbotService): void {
-  app.post('/api/bot', { config: { ...settings, name: 'bot.event' } }, async (request) => {
+  app.post('/api/bot', { config: { ...settings, name: 'bot.event', doc: { summary: 'Receive a chat service event (SPEC 2.1, 4.1)', body: inboundEventSchema } } }, async (request) => {
     const bot = await chatbot.authenticate(tokenOf(request));
     const parsed = inboundEventSchema.safeParse(request.body);
     if (!parsed.success) {
@@ -28,12 +28,12 @@ export function registerChatbotRoutes(app: FastifyInstance, chatbot: ChatbotServ
     return { ok: true, message: duplicate ? 'DUPLICATE' : 'OK' };
   });
 
-  app.post('/api/bot/balance', { config: { ...settings, name: 'bot.balance' } }, async (request) => {
+  app.post('/api/bot/balance', { config: { ...settings, name: 'bot.balance', doc: { summary: 'The bot owner\'s balance (SPEC 2.2)' } } }, async (request) => {
     const bot = await chatbot.authenticate(tokenOf(request));
     return { ok: true, message: 'OK', balance: formatMoney(await chatbot.balance(bot)) };
   });
 
-  app.post('/api/bot/config', { config: { ...settings, name: 'bot.config' } }, async (request) => {
+  app.post('/api/bot/config', { config: { ...settings, name: 'bot.config', doc: { summary: 'Set where the bot\'s replies are posted', body: configSchema } } }, async (request) => {
     const bot = await chatbot.authenticate(tokenOf(request));
     const body = parseOrThrow(configSchema, request.body ?? {});
     await chatbot.configure(bot, body.webHookUrl);

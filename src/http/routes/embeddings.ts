@@ -20,7 +20,7 @@ const embeddingsSchema = z.object({
 
 /** POST /v1/embeddings (OpenAI format). */
 export function registerEmbeddingsRoute(app: FastifyInstance, embeddings: EmbeddingsService): void {
-  app.post('/v1/embeddings', { config: { name: 'embeddings', upstreamPassthrough: true } }, async (request, reply) => {
+  app.post('/v1/embeddings', { config: { name: 'embeddings', upstreamPassthrough: true, doc: { summary: 'Create embeddings (OpenAI format)', body: embeddingsSchema } } }, async (request, reply) => {
     const { useWalletBalance, ...body } = parseOrThrow(embeddingsSchema, request.body);
     const result = await embeddings.create(callerOf(request), body, useWalletBalance === true || walletFromQuery(request));
     reply.headers(result.headers);

@@ -21,7 +21,7 @@ const actionSchema = z.object({
 
 /** SPEC 4.7 image tasks (unofficial endpoint): imagine, read, follow-up actions. */
 export function registerImagegenRoutes(app: FastifyInstance, tasks: TasksService, fileUrl: FileUrl): void {
-  app.post('/v1/imagegen/imagine', { config: { name: 'imagegen.imagine' } }, async (request) => {
+  app.post('/v1/imagegen/imagine', { config: { name: 'imagegen.imagine', doc: { summary: 'Create an image task (SPEC 4.7)', body: imagineSchema } } }, async (request) => {
     const body = parseOrThrow(imagineSchema, request.body);
     const task = await tasks.imagine(callerOf(request), {
       prompt: body.prompt,
@@ -32,12 +32,12 @@ export function registerImagegenRoutes(app: FastifyInstance, tasks: TasksService
     return imageTaskView(task, fileUrl);
   });
 
-  app.get('/v1/imagegen/tasks/:id', { config: { name: 'imagegen.task' } }, async (request) => {
+  app.get('/v1/imagegen/tasks/:id', { config: { name: 'imagegen.task', doc: { summary: 'Read an image task (SPEC 2.7)' } } }, async (request) => {
     const { id } = request.params as { id: string };
     return imageTaskView(await tasks.get(callerOf(request), id, 'imagine'), fileUrl);
   });
 
-  app.post('/v1/imagegen/action', { config: { name: 'imagegen.action' } }, async (request) => {
+  app.post('/v1/imagegen/action', { config: { name: 'imagegen.action', doc: { summary: 'Act on an image task\'s result (upscale, variation)', body: actionSchema } } }, async (request) => {
     const body = parseOrThrow(actionSchema, request.body);
     const task = await tasks.action(callerOf(request), body.taskId, body.action, keyText(request) ?? '', body.useWalletBalance === true || walletFromQuery(request));
     return imageTaskView(task, fileUrl);

@@ -4,6 +4,7 @@ import { parseOrThrow } from '../../dialects/validation.ts';
 import { addedDocumentView, databaseView } from '../../features/knowledge/knowledge.ts';
 import type { KnowledgeService } from '../../features/knowledge/knowledge-service.ts';
 import { callerOf, walletFromQuery } from '../caller.ts';
+import { deletedResponse } from '../route-doc.ts';
 
 /** Longest document text accepted in one request (characters); about 1,250 chunks of 800. */
 const MAX_TEXT_CHARS = 1_000_000;
@@ -21,12 +22,12 @@ const deleteBody = z.object({ id: z.string().min(1, 'must not be empty') });
 
 /** Knowledge bases (the `database` of an assistant): create, add a document, list, delete. Owner only; errors in shape A. */
 export function registerKnowledgeRoutes(app: FastifyInstance, knowledge: KnowledgeService): void {
-  app.post('/v1/database/create', { config: { name: 'database.create' } }, async (request) => {
+  app.post('/v1/database/create', { config: { name: 'database.create', doc: { summary: 'Create a knowledge base', body: createBody } } }, async (request) => {
     const body = parseOrThrow(createBody, request.body);
     return databaseView(await knowledge.create(callerOf(request), body.title));
   });
 
-  app.post('/v1/database/add', { config: { name: 'database.add' } }, async (request) => {
+  app.post('/v1/database/add', { config: { name: 'database.add', doc: { summary: 'Add a document to a knowledge base (embedding charged)', body: addBody } } }, async (request) => {
     const body = parseOrThrow(addBody, request.body);
     const added = await knowledge.add(callerOf(request), {
       databaseId: body.databaseId,
@@ -38,12 +39,12 @@ export function registerKnowledgeRoutes(app: FastifyInstance, knowledge: Knowled
     return addedDocumentView(added);
   });
 
-  app.get('/v1/database/list', { config: { name: 'database.list' } }, async (request) => {
+  app.get('/v1/database/list', { config: { name: 'database.list', doc: { summary: 'List your knowledge bases', list: true } } }, async (request) => {
     const bases = await knowledge.list(callerOf(request));
     return { object: 'list', data: bases.map(databaseView) };
   });
 
-  app.post('/v1/database/delete', { config: { name: 'database.delete' } }, async (request) => {
+  app.post('/v1/database/delete', { config: { name: 'database.delete', doc: { summary: 'Delete a knowledge base', body: deleteBody, response: deletedResponse } } }, async (request) => {
     const { id } = parseOrThrow(deleteBody, request.body);
     await knowledge.delete(callerOf(request), id);
     return { id, object: 'database', deleted: true };

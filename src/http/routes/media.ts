@@ -52,10 +52,11 @@ export function registerMediaRoutes(app: FastifyInstance, media: MediaTasksServi
     const now = clock.now();
     return { object: 'list', data: media.models(request.apiKey).map((model) => mediaModelView(model, now)) };
   };
-  app.get('/v1/media/models', { config: { name: 'media.models' } }, listModels);
-  app.get('/api/v2/media/models', { config: { name: 'media.models' } }, listModels);
+  const modelsDoc = { summary: 'List the media models with the price of one task', list: true };
+  app.get('/v1/media/models', { config: { name: 'media.models', doc: modelsDoc } }, listModels);
+  app.get('/api/v2/media/models', { config: { name: 'media.models', doc: modelsDoc } }, listModels);
 
-  app.post('/api/v2/media/price', { config: { ...shapeC, name: 'media.price' } }, async (request, reply) => {
+  app.post('/api/v2/media/price', { config: { ...shapeC, name: 'media.price', doc: { summary: 'Price of one media task for a model', body: priceSchema } } }, async (request, reply) => {
     const body = parseOrThrow(priceSchema, request.body);
     const { resolution, cost } = media.price(callerOf(request), body.model);
     reply.headers(resolution.headers);
@@ -73,7 +74,7 @@ export function registerMediaRoutes(app: FastifyInstance, media: MediaTasksServi
     ['/v1/media/create', 'media.create'],
     ['/api/v2/media/tasks', 'media.tasks'],
   ] as const) {
-    app.post(path, { config: { ...shapeC, name: endpoint } }, async (request, reply) => {
+    app.post(path, { config: { ...shapeC, name: endpoint, doc: { summary: 'Create a media task (SPEC 4.10; shape C errors)', body: mediaSchema } } }, async (request, reply) => {
       const { task, resolution } = await media.create(callerOf(request), taskInput(request), endpoint);
       reply.headers(resolution.headers);
       return { ...mediaTaskView(task, fileUrl), ...(resolution.warning ? { warnings: [resolution.warning] } : {}) };
@@ -81,7 +82,7 @@ export function registerMediaRoutes(app: FastifyInstance, media: MediaTasksServi
   }
 
   // SPEC 9.6: generate neither redirects nor refuses retired models; it waits for its own task within a bound (202 after).
-  app.post('/v1/media/generate', { config: { ...shapeC, name: 'media.generate' } }, async (request, reply) => {
+  app.post('/v1/media/generate', { config: { ...shapeC, name: 'media.generate', doc: { summary: 'Create a media task and wait for its result (202 with the task when it takes longer)', body: mediaSchema } } }, async (request, reply) => {
     const input = taskInput(request);
     const { task, finished } = await media.generate(callerOf(request), input, clientAbort(reply).signal);
     reply.code(finished ? 200 : 202);
@@ -92,6 +93,7 @@ export function registerMediaRoutes(app: FastifyInstance, media: MediaTasksServi
     const { id } = request.params as { id: string };
     return mediaTaskView(await media.get(callerOf(request), id), fileUrl);
   };
-  app.get('/media/tasks/:id', { config: { ...shapeC, name: 'media.task' } }, read);
-  app.get('/api/v2/media/tasks/:id', { config: { ...shapeC, name: 'media.task' } }, read);
+  const taskDoc = { summary: 'Read a media task (SPEC 2.9)' };
+  app.get('/media/tasks/:id', { config: { ...shapeC, name: 'media.task', doc: taskDoc } }, read);
+  app.get('/api/v2/media/tasks/:id', { config: { ...shapeC, name: 'media.task', doc: taskDoc } }, read);
 }

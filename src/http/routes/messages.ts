@@ -23,7 +23,7 @@ const settings = { errorShape: 'B', apiKeyHeader: true, upstreamPassthrough: tru
 
 /** POST /v1/messages and /v1/messages/count_tokens: the vendor's format, passed through (SPEC 4.2). */
 export function registerMessagesRoutes(app: FastifyInstance, messages: MessagesService): void {
-  app.post('/v1/messages', { config: { ...settings, name: 'messages' } }, async (request, reply) => {
+  app.post('/v1/messages', { config: { ...settings, name: 'messages', doc: { summary: 'Create a message (Anthropic format, SPEC 4.2)', body: messagesRequestSchema, stream: true } } }, async (request, reply) => {
     const body = parseOrThrow(messagesRequestSchema, request.body);
     const prepared = await messages.prepare(callerOf(request), body, vendorHeaders(request), 'messages');
     reply.headers(prepared.call.resolution.headers);
@@ -38,7 +38,7 @@ export function registerMessagesRoutes(app: FastifyInstance, messages: MessagesS
     return reply;
   });
 
-  app.post('/v1/messages/count_tokens', { config: { ...settings, name: 'messages.count_tokens' } }, async (request, reply) => {
+  app.post('/v1/messages/count_tokens', { config: { ...settings, name: 'messages.count_tokens', doc: { summary: 'Count the input tokens of a message request', body: messagesRequestSchema } } }, async (request, reply) => {
     const body = parseOrThrow(messagesRequestSchema, request.body);
     const prepared = await messages.prepare(callerOf(request), body, vendorHeaders(request), 'messages.count_tokens');
     reply.headers(prepared.call.resolution.headers);

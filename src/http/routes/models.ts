@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
 import type { CatalogService } from '../../features/catalog/catalog-service.ts';
 import type { Model } from '../../features/catalog/model.ts';
 import { modelNotFound } from '../../features/catalog/retirement.ts';
@@ -26,6 +27,22 @@ export function modelView(model: Model, now: number): Record<string, unknown> {
   };
 }
 
+/** modelView's shape, for GET /openapi.json (test/openapi.test.ts checks real answers against it). */
+export const modelEntry = z.strictObject({
+  id: z.string(),
+  object: z.literal('model'),
+  created: z.number().int().meta({ description: 'Unix seconds' }),
+  owned_by: z.string(),
+  title: z.string(),
+  max_capacity: z.number().int(),
+  cost_context: z.string().meta({ description: 'Input price, decimal text with four fraction digits' }),
+  cost_completion: z.string().meta({ description: 'Output price, decimal text with four fraction digits' }),
+  deprecated: z.boolean().meta({ description: 'true once the retirement date has arrived' }),
+  deprecated_at: z.string().nullable().meta({ description: 'ISO 8601 time of retirement (may lie ahead); null: not retiring' }),
+  deprecation_redirect_to: z.string().nullable().meta({ description: 'The model that serves requests after retirement; null: they fail with 410' }),
+  shutdown_date: z.string().nullable().meta({ description: 'The retirement day (YYYY-MM-DD), as OpenAI names it' }),
+});
+
 const TEXT_KINDS = new Set(['chat', 'embedding', 'moderation']);
 const ALL_KINDS = new Set(['chat', 'embedding', 'moderation', 'image', 'media', 'transcription']);
 
@@ -48,19 +65,19 @@ function storefrontView(model: Model, now: number): Record<string, unknown> {
 }
 
 export function registerModelsRoute(app: FastifyInstance, catalog: CatalogService, clock: Clock): void {
-  app.get('/v1/models', { config: { name: 'models' } }, async (request) => {
+  app.get('/v1/models', { config: { name: 'models', doc: { summary: 'List the models this key may use (SPEC 4.9)', list: true, response: modelEntry } } }, async (request) => {
     const now = clock.now();
     return { object: 'list', data: catalog.visible(request.apiKey?.allowedModels ?? null, TEXT_KINDS).map((model) => modelView(model, now)) };
   });
 
   // The storefront's catalog (DESIGN §10 GET /api/v1/models): public, every kind, nothing secret in it.
-  app.get('/api/v1/models', { config: { auth: 'none', name: 'catalog' } }, async () => {
+  app.get('/api/v1/models', { config: { auth: 'none', name: 'catalog', doc: { summary: 'The public model catalog with prices (storefront)', list: true } } }, async () => {
     const now = clock.now();
     return { object: 'list', data: catalog.visible(null, ALL_KINDS).map((model) => storefrontView(model, now)) };
   });
 
   // OpenAI's `models.retrieve(id)`: one entry, under the same rules as the list.
-  app.get('/v1/models/:id', { config: { name: 'models.retrieve' } }, async (request) => {
+  app.get('/v1/models/:id', { config: { name: 'models.retrieve', doc: { summary: 'One model entry (SPEC 2.3)', response: modelEntry } } }, async (request) => {
     const { id } = request.params as { id: string };
     const model = catalog.visibleModel(id, request.apiKey?.allowedModels ?? null, TEXT_KINDS);
     if (!model) throw modelNotFound(id);

@@ -11,7 +11,7 @@ const moderationSchema = z.object({
 });
 
 export function registerModerationsRoute(app: FastifyInstance, moderations: ModerationsService): void {
-  app.post('/v1/moderations', { config: { name: 'moderations' } }, async (request, reply) => {
+  app.post('/v1/moderations', { config: { name: 'moderations', doc: { summary: 'Classify text (SPEC 4.8)', body: moderationSchema } } }, async (request, reply) => {
     const body = parseOrThrow(moderationSchema, request.body);
     const result = await moderations.create(callerOf(request), body.input, body.useWalletBalance === true || walletFromQuery(request));
     reply.headers(result.headers);

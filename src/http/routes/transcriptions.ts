@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import { GatewayError } from '../../core/errors.ts';
 import type { FileUrl } from '../../features/tasks/task-views.ts';
 import { mediaTaskView } from '../../features/tasks/task-views.ts';
@@ -7,6 +8,22 @@ import { keyText } from '../plugins/auth.ts';
 import { callerOf, walletFromQuery } from '../caller.ts';
 
 type TranscriptionForm = Pick<TranscriptionInput, 'fields' | 'file'>;
+
+/**
+ * The form's fields, for GET /openapi.json only: the form is streamed and its fields checked by the transcription service
+ * (OpenAI's other fields are passed on to the vendor).
+ */
+const transcriptionForm = z.looseObject({
+  file: z.string().meta({ format: 'binary', description: 'The audio file.' }),
+  model: z.string().min(1),
+  language: z.string().optional(),
+  prompt: z.string().optional(),
+  temperature: z.string().optional(),
+  response_format: z.enum(['json', 'text', 'srt', 'verbose_json', 'vtt']).optional(),
+  async: z.enum(['true', 'false']).optional().meta({ description: '`true`: answer at once with a task (SPEC 2.9).' }),
+  webhook_url: z.string().optional().meta({ description: 'Asynchronous; the finished task is posted here.' }),
+  useWalletBalance: z.enum(['true', 'false']).optional(),
+});
 
 async function readForm(request: FastifyRequest): Promise<TranscriptionForm> {
   if (!request.isMultipart()) throw new GatewayError('unsupported_media_type', 'content-type: must be multipart/form-data');
@@ -42,7 +59,7 @@ async function readParts(request: FastifyRequest, form: TranscriptionForm): Prom
  * asynchronous with `async=true` or a `webhook_url` (a task in SPEC 2.9's shape, errors in shape C).
  */
 export function registerTranscriptionRoutes(app: FastifyInstance, transcriptions: TranscriptionService, fileUrl: FileUrl): void {
-  app.post('/v1/audio/transcriptions', { config: { name: 'audio.transcriptions' } }, async (request, reply) => {
+  app.post('/v1/audio/transcriptions', { config: { name: 'audio.transcriptions', doc: { summary: 'Transcribe audio (OpenAI format), or as a task with async=true or a webhook_url', form: transcriptionForm } } }, async (request, reply) => {
     const form = await readForm(request);
     if (isAsynchronous(form.fields)) request.errorShape = 'C';
     const outcome = await transcriptions.transcribe(callerOf(request), {

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { AccountsService } from '../../../features/accounts/accounts-service.ts';
-import type { TasksService } from '../../../features/tasks/tasks-service.ts';
 import { GatewayError } from '../../../core/errors.ts';
 import { parseOrThrow } from '../../../dialects/validation.ts';
 import { formatMoney } from '../../../lib/money.ts';
@@ -24,10 +23,10 @@ const balanceBody = z.object({ userId: z.string().min(1).optional(), orgId: z.st
 const idempotencyHeader = z.string().min(1).max(200).optional();
 
 /** Users, organisations, members, balances and the ledger (DESIGN §4). */
-export function registerAccountRoutes(app: FastifyInstance, services: { accounts: AccountsService; tasks: Pick<TasksService, 'deliveries'> }): void {
+export function registerAccountRoutes(app: FastifyInstance, services: { accounts: AccountsService }): void {
   const { accounts } = services;
 
-  app.post('/admin/v1/users', async (request) => {
+  app.post('/admin/v1/users', { config: { doc: { summary: 'Create a user', body: userBody } } }, async (request) => {
     const body = parseOrThrow(userBody, request.body);
     const user = await accounts.createUser(body.name, body.balance ?? 0n, {
       ...(body.email !== undefined ? { email: body.email } : {}),
@@ -37,24 +36,24 @@ export function registerAccountRoutes(app: FastifyInstance, services: { accounts
     return { id: user.id, name: user.name, balance: formatMoney(user.balance), email: user.email, operator: user.operator };
   });
 
-  app.post('/admin/v1/orgs', async (request) => {
+  app.post('/admin/v1/orgs', { config: { doc: { summary: 'Create an org', body: orgBody } } }, async (request) => {
     const body = parseOrThrow(orgBody, request.body);
     return orgView(await accounts.createOrg(body, adminActor(request)));
   });
 
-  app.patch('/admin/v1/orgs/:id', async (request) => {
+  app.patch('/admin/v1/orgs/:id', { config: { doc: { summary: 'Change an org', body: orgPatch } } }, async (request) => {
     const { id } = request.params as { id: string };
     return orgView(await accounts.updateOrg(id, parseOrThrow(orgPatch, request.body ?? {}), adminActor(request)));
   });
 
-  app.post('/admin/v1/orgs/:id/members', async (request) => {
+  app.post('/admin/v1/orgs/:id/members', { config: { doc: { summary: 'Add a member to an org or change their role', body: memberBody } } }, async (request) => {
     const { id } = request.params as { id: string };
     const body = parseOrThrow(memberBody, request.body);
     await accounts.addMember(id, body.userId, body.role, adminActor(request));
     return { ok: true };
   });
 
-  app.post('/admin/v1/balance', async (request) => {
+  app.post('/admin/v1/balance', { config: { doc: { summary: 'Credit or debit a balance (Idempotency-Key header honoured)', body: balanceBody } } }, async (request) => {
     const body = parseOrThrow(balanceBody, request.body);
     const account = accountOf(parseOrThrow(accountQuery, { userId: body.userId, orgId: body.orgId }));
     const note = body.note ?? body.description ?? (body.amount >= 0n ? 'admin credit' : 'admin debit');
@@ -63,26 +62,14 @@ export function registerAccountRoutes(app: FastifyInstance, services: { accounts
     return { balance: formatMoney(balance) };
   });
 
-  app.get('/admin/v1/balance', async (request) => {
+  app.get('/admin/v1/balance', { config: { doc: { summary: 'A user\'s or org\'s balance', query: accountQuery } } }, async (request) => {
     const account = accountOf(parseOrThrow(accountQuery, request.query));
     const balance = await accounts.balance(account);
     if (balance === undefined) throw new GatewayError('not_found', `No such ${account.type === 'user' ? 'user' : 'organization'} '${account.id}'.`);
     return { balance: formatMoney(balance) };
   });
 
-  app.get('/admin/v1/deliveries', async (request) => {
-    const { taskId } = parseOrThrow(z.object({ taskId: z.string().min(1) }), request.query);
-    const deliveries = await services.tasks.deliveries(taskId);
-    return {
-      object: 'list',
-      data: deliveries.map((delivery) => ({
-        ...delivery,
-        at: new Date(delivery.at).toISOString(),
-      })),
-    };
-  });
-
-  app.get('/admin/v1/ledger', async (request) => {
+  app.get('/admin/v1/ledger', { config: { doc: { summary: 'A user\'s or org\'s ledger', query: accountQuery, list: true } } }, async (request) => {
     const account = accountOf(parseOrThrow(accountQuery, request.query));
     const entries = await accounts.entries(account);
     return {

@@ -14,6 +14,8 @@ export const auditQuery = z.object({
   cursor: z.string().min(1).max(400).refine((cursor) => /^\d+:.+$/.test(Buffer.from(cursor, 'base64url').toString('utf8')), { message: 'is not a cursor from a previous page' }).optional(),
 });
 
+const adminAuditQuery = auditQuery.extend({ orgId: id.optional() });
+
 /** An audit entry as the operator and org owners see it. */
 export const auditView = (entry: AuditEntry) => ({
   id: entry.id,
@@ -28,8 +30,8 @@ export const auditView = (entry: AuditEntry) => ({
 
 /** GET /admin/v1/audit?actorId=&action=&targetId=&orgId=&limit=&cursor= (DESIGN §4): every admin, operator and org-owner action. */
 export function registerAuditRoutes(app: FastifyInstance, audit: AuditService): void {
-  app.get('/admin/v1/audit', async (request) => {
-    const query = parseOrThrow(auditQuery.extend({ orgId: id.optional() }), request.query);
+  app.get('/admin/v1/audit', { config: { doc: { summary: 'The audit log: every admin, operator and org-owner action', query: adminAuditQuery, list: true } } }, async (request) => {
+    const query = parseOrThrow(adminAuditQuery, request.query);
     const page = await audit.list(Object.fromEntries(Object.entries(query).filter(([, value]) => value !== undefined)) as typeof query);
     return listOf(page.entries.map(auditView), page.nextCursor);
   });

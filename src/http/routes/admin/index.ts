@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { AccountsService } from '../../../features/accounts/accounts-service.ts';
 import type { CatalogService } from '../../../features/catalog/catalog-service.ts';
-import type { ChatbotService } from '../../../features/chatbot/chatbot-service.ts';
+import type { BotIntegrationsService } from '../../../features/chatbot/bot-integrations-service.ts';
 import type { KeysService } from '../../../features/keys/keys-service.ts';
-import type { TasksService } from '../../../features/tasks/tasks-service.ts';
+import type { WebhookDeliveriesService } from '../../../features/webhooks/deliveries-service.ts';
 import type { Clock } from '../../../lib/clock.ts';
 import { registerAccountRoutes } from './accounts.ts';
 import { registerCatalogRoutes } from './catalog.ts';
@@ -12,7 +12,10 @@ import { registerVoucherRoutes } from './vouchers.ts';
 import { registerUserRoutes } from './users.ts';
 import { registerOrgRoutes } from './orgs.ts';
 import { registerAuditRoutes } from './audit.ts';
+import { registerAdminBotRoutes } from './bots.ts';
+import { registerDeliveryRoutes } from './deliveries.ts';
 import type { DirectoryService } from '../../../features/accounts/directory-service.ts';
+import type { OrgsService } from '../../../features/accounts/orgs-service.ts';
 import type { VouchersService } from '../../../features/vouchers/vouchers-service.ts';
 import type { AuditService } from '../../../features/audit/audit-service.ts';
 import type { PaymentsService } from '../../../features/payments/payments-service.ts';
@@ -23,12 +26,13 @@ export interface AdminServices {
   accounts: AccountsService;
   keys: KeysService;
   catalog: CatalogService;
-  chatbot: ChatbotService;
-  tasks: Pick<TasksService, 'deliveries'>;
+  botIntegrations: BotIntegrationsService;
+  deliveries: WebhookDeliveriesService;
   vouchers: VouchersService;
   payments: PaymentsService;
   audit: AuditService;
   directory: DirectoryService;
+  orgs: OrgsService;
   clock: Clock;
 }
 
@@ -44,9 +48,11 @@ export function registerAdminRoutes(app: FastifyInstance, services: AdminService
       registerCatalogRoutes(admin, services);
       registerVoucherRoutes(admin, services);
       registerUserRoutes(admin, services.directory);
-      registerOrgRoutes(admin, services.directory);
+      registerOrgRoutes(admin, services);
       registerAuditRoutes(admin, services.audit);
       registerAdminPaymentRoutes(admin, services.payments);
+      registerAdminBotRoutes(admin, services.botIntegrations);
+      registerDeliveryRoutes(admin, services.deliveries);
     },
   );
 }

@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { ChatbotService } from '../../../features/chatbot/chatbot-service.ts';
 import type { KeysService } from '../../../features/keys/keys-service.ts';
 import { GatewayError } from '../../../core/errors.ts';
 import { parseOrThrow } from '../../../dialects/validation.ts';
@@ -26,23 +25,9 @@ const keyListQuery = z.object({
 });
 
 
-const botBody = z.object({
-  userId: z.string().min(1),
-  orgId: z.string().min(1).nullable().optional(),
-  assistantId: z.string().min(1),
-  webhookUrl: z.string().min(1).nullable().optional(),
-  name: z.string().trim().min(1).max(200).nullable().optional(),
-});
-
-/** API keys and bots (DESIGN §4); the rules (owner, org membership, allowed models, assistant) are the services'. */
-export function registerKeyRoutes(app: FastifyInstance, services: { keys: KeysService; chatbot: ChatbotService }): void {
-  app.post('/admin/v1/bots', async (request) => {
-    const body = parseOrThrow(botBody, request.body);
-    const { bot, token } = await services.chatbot.create({ userId: body.userId, orgId: body.orgId ?? null, assistantId: body.assistantId, webhookUrl: body.webhookUrl ?? null, name: body.name ?? null });
-    return { id: bot.id, name: bot.name, token, userId: bot.userId, orgId: bot.orgId, assistantId: bot.assistantId, webhookUrl: bot.webhookUrl };
-  });
-
-  app.post('/admin/v1/keys', async (request) => {
+/** API keys (DESIGN §4); the rules (owner, org membership, allowed models) are the service's. Bots: bots.ts. */
+export function registerKeyRoutes(app: FastifyInstance, services: { keys: KeysService }): void {
+  app.post('/admin/v1/keys', { config: { doc: { summary: 'Create a key for a user', body: keyBody } } }, async (request) => {
     const body = parseOrThrow(keyBody, request.body);
     const fields = keyChangesOf(body);
     const { key, text } = await services.keys.create(
@@ -62,7 +47,7 @@ export function registerKeyRoutes(app: FastifyInstance, services: { keys: KeysSe
     return { id: key.id, key: text, userId: key.userId, orgId: key.orgId, name: key.name, allowedModels: key.allowedModels, rateLimit: key.rateLimit, scope: key.scope };
   });
 
-  app.get('/admin/v1/keys', async (request) => {
+  app.get('/admin/v1/keys', { config: { doc: { summary: 'List keys', query: keyListQuery, list: true } } }, async (request) => {
     const query = parseOrThrow(keyListQuery, request.query ?? {});
     const page = await services.keys.list({
       limit: query.limit,
@@ -76,14 +61,14 @@ export function registerKeyRoutes(app: FastifyInstance, services: { keys: KeysSe
     return { object: 'list', data, next_cursor: page.nextCursor ?? null };
   });
 
-  app.get('/admin/v1/keys/:id', async (request) => {
+  app.get('/admin/v1/keys/:id', { config: { doc: { summary: 'One key' } } }, async (request) => {
     const { id } = request.params as { id: string };
     const key = await services.keys.get(id);
     if (!key) throw new GatewayError('not_found', `No key '${id}'.`);
     return keyDetailsView(await services.keys.details(key));
   });
 
-  app.patch('/admin/v1/keys/:id', async (request) => {
+  app.patch('/admin/v1/keys/:id', { config: { doc: { summary: 'Change a key', body: keyPatch } } }, async (request) => {
     const { id } = request.params as { id: string };
     const body = parseOrThrow(keyPatch, request.body ?? {});
     const key = await services.keys.update(id, keyChangesOf(body), adminActor(request));
@@ -91,7 +76,7 @@ export function registerKeyRoutes(app: FastifyInstance, services: { keys: KeysSe
     return keyDetailsView(await services.keys.details(key));
   });
 
-  app.delete('/admin/v1/keys/:id', async (request) => {
+  app.delete('/admin/v1/keys/:id', { config: { doc: { summary: 'Revoke a key' } } }, async (request) => {
     const { id } = request.params as { id: string };
     if (!(await services.keys.revoke(id, adminActor(request)))) throw new GatewayError('not_found', `No live key '${id}'.`);
     return { ok: true };

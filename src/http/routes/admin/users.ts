@@ -19,24 +19,24 @@ export const adminUserView = (user: User) => ({ id: user.id, object: 'user' as c
 
 /** GET /admin/v1/users (list), GET, PATCH and DELETE /admin/v1/users/:id (DESIGN §4). */
 export function registerUserRoutes(app: FastifyInstance, directory: DirectoryService): void {
-  app.get('/admin/v1/users', async (request) => {
+  app.get('/admin/v1/users', { config: { doc: { summary: 'List users', query: listQuery, list: true } } }, async (request) => {
     const query = parseOrThrow(listQuery, request.query);
     const page = await directory.listUsers({ limit: query.limit, ...(query.query ? { query: query.query } : {}), ...(query.cursor ? { cursor: query.cursor } : {}) });
     return listOf(page.users.map(adminUserView), page.nextCursor);
   });
 
-  app.get('/admin/v1/users/:id', async (request) => {
+  app.get('/admin/v1/users/:id', { config: { doc: { summary: 'One user' } } }, async (request) => {
     const { id } = request.params as { id: string };
     return adminUserView(await directory.user(id));
   });
 
-  app.patch('/admin/v1/users/:id', async (request) => {
+  app.patch('/admin/v1/users/:id', { config: { doc: { summary: 'Change a user (name, email, password, operator, disabled)', body: userPatch } } }, async (request) => {
     const { id } = request.params as { id: string };
     const body = parseOrThrow(userPatch, request.body ?? {});
     return adminUserView(await directory.updateUser(id, body, adminActor(request)));
   });
 
-  app.delete('/admin/v1/users/:id', async (request) => {
+  app.delete('/admin/v1/users/:id', { config: { doc: { summary: 'Delete a user' } } }, async (request) => {
     const { id } = request.params as { id: string };
     await directory.deleteUser(id, adminActor(request));
     return { ok: true };

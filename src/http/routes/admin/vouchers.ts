@@ -39,26 +39,26 @@ export const voucherView = (voucher: Voucher, now: number) => ({
 export function registerVoucherRoutes(app: FastifyInstance, services: { vouchers: VouchersService; clock: Clock }): void {
   const { vouchers, clock } = services;
 
-  app.post('/admin/v1/vouchers', async (request) => {
+  app.post('/admin/v1/vouchers', { config: { doc: { summary: 'Create vouchers', body: createBody } } }, async (request) => {
     const body = parseOrThrow(createBody, request.body);
     const made = await vouchers.create({ amount: body.amount, count: body.count, expiresAt: body.expiresAt ?? null, note: body.note ?? null }, adminActor(request));
     const now = clock.now();
     return { codes: made.map(({ code }) => code), data: made.map(({ voucher, code }) => ({ ...voucherView(voucher, now), code })) };
   });
 
-  app.get('/admin/v1/vouchers', async (request) => {
+  app.get('/admin/v1/vouchers', { config: { doc: { summary: 'List vouchers', query: voucherListQuery, list: true } } }, async (request) => {
     const query = parseOrThrow(voucherListQuery, request.query);
     const page = await vouchers.list({ limit: query.limit, ...(query.query ? { query: query.query } : {}), ...(query.cursor ? { cursor: query.cursor } : {}), ...(query.state ? { state: query.state } : {}) });
     const now = clock.now();
     return listOf(page.vouchers.map((voucher) => voucherView(voucher, now)), page.nextCursor);
   });
 
-  app.get('/admin/v1/vouchers/:id', async (request) => {
+  app.get('/admin/v1/vouchers/:id', { config: { doc: { summary: 'One voucher' } } }, async (request) => {
     const { id } = request.params as { id: string };
     return voucherView(await vouchers.get(id), clock.now());
   });
 
-  app.delete('/admin/v1/vouchers/:id', async (request) => {
+  app.delete('/admin/v1/vouchers/:id', { config: { doc: { summary: 'Revoke a voucher' } } }, async (request) => {
     const { id } = request.params as { id: string };
     return voucherView(await vouchers.void(id, adminActor(request)), clock.now());
   });

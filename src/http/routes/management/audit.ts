@@ -9,7 +9,7 @@ import { principalOf } from './me.ts';
 
 /** GET /api/v1/orgs/:id/audit: an org's owners and admins read what was done to it (a member → 403, others → 404). */
 export function registerOrgAuditRoute(app: FastifyInstance, services: { accounts: AccountsService; audit: AuditService }): void {
-  app.get('/api/v1/orgs/:id/audit', { config: { auth: 'user', name: 'orgs.audit' } }, async (request) => {
+  app.get('/api/v1/orgs/:id/audit', { config: { auth: 'user', name: 'orgs.audit', doc: { summary: 'An org\'s audit log (owners and admins)', query: auditQuery, list: true } } }, async (request) => {
     const { id } = request.params as { id: string };
     const { user } = principalOf(request);
     const role = await services.accounts.getRole(id, user.id);

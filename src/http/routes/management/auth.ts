@@ -26,25 +26,25 @@ export interface AuthRouteOptions {
 export function registerAuthRoutes(app: FastifyInstance, services: { sessions: SessionsService; signup: SignupService }, options: AuthRouteOptions): void {
   const { sessions } = services;
 
-  app.post('/api/v1/auth/login', { config: { auth: 'none', name: 'auth.login' } }, async (request, reply) => {
+  app.post('/api/v1/auth/login', { config: { auth: 'none', name: 'auth.login', doc: { summary: 'Sign in with email and password (sets the session cookie)', body: loginBody } } }, async (request, reply) => {
     const body = parseOrThrow(loginBody, request.body);
     return startSession(reply, await sessions.login(body.email, body.password), options.secureCookies);
   });
 
   /** DESIGN §10: only when TOLLGATE_SIGNUP=open (closed or invite-only → 403). */
-  app.post('/api/v1/auth/signup', { config: { auth: 'none', name: 'auth.signup' } }, async (request, reply) => {
+  app.post('/api/v1/auth/signup', { config: { auth: 'none', name: 'auth.signup', doc: { summary: 'Sign up (when TOLLGATE_SIGNUP allows it)', body: signupBody } } }, async (request, reply) => {
     const body = parseOrThrow(signupBody, request.body);
     return startSession(reply, await services.signup.signUp(body), options.secureCookies);
   });
 
-  app.post('/api/v1/auth/logout', { config: { auth: 'user', name: 'auth.logout' } }, async (request, reply) => {
+  app.post('/api/v1/auth/logout', { config: { auth: 'user', name: 'auth.logout', doc: { summary: 'Sign out (ends the session)' } } }, async (request, reply) => {
     const token = request.cookies[SESSION_COOKIE];
     if (token) await sessions.logout(token);
     void reply.clearCookie(SESSION_COOKIE, { path: '/' });
     return { ok: true };
   });
 
-  app.get('/api/v1/auth/session', { config: { auth: 'none', name: 'auth.session' } }, async (request) => {
+  app.get('/api/v1/auth/session', { config: { auth: 'none', name: 'auth.session', doc: { summary: 'The current session and its CSRF token, if signed in' } } }, async (request) => {
     const token = request.cookies[SESSION_COOKIE];
     const signedIn = token ? await sessions.authenticate(token) : undefined;
     if (!signedIn) throw unauthorized();

@@ -28,26 +28,26 @@ const botView = (bot: Bot) => ({
 
 /** GET/POST /api/v1/bots, GET/PATCH/DELETE /api/v1/bots/:id (DESIGN §10): bot integrations run by their owner. */
 export function registerBotRoutes(app: FastifyInstance, bots: BotIntegrationsService): void {
-  app.get('/api/v1/bots', { config: { auth: 'user', name: 'bots.list' } }, async (request) => {
+  app.get('/api/v1/bots', { config: { auth: 'user', name: 'bots.list', doc: { summary: 'List your chat bots', query: listQuery, list: true } } }, async (request) => {
     const query = parseOrThrow(listQuery, request.query);
     const rows = await bots.list(actorOf(request).id, { orgId: query.orgId, limit: query.limit + 1, after: decodeIdCursor(query.cursor) });
     const page = pageOf(rows, query.limit);
     return { object: 'list', data: page.items.map(botView), next_cursor: page.nextCursor };
   });
 
-  app.post('/api/v1/bots', { config: { auth: 'user', name: 'bots.create' } }, async (request) => {
+  app.post('/api/v1/bots', { config: { auth: 'user', name: 'bots.create', doc: { summary: 'Create a chat bot for an assistant', body: botBody } } }, async (request) => {
     const body = parseOrThrow(botBody, request.body);
     const { bot, token } = await bots.create(actorOf(request), { name: body.name, assistantId: body.assistantId, orgId: body.orgId ?? null, webhookUrl: body.webhookUrl ?? null });
     // The token is shown here only; the chat service authenticates with it (SPEC 4.1).
     return { ...botView(bot), token };
   });
 
-  app.get('/api/v1/bots/:id', { config: { auth: 'user', name: 'bots.get' } }, async (request) => {
+  app.get('/api/v1/bots/:id', { config: { auth: 'user', name: 'bots.get', doc: { summary: 'One of your chat bots', params: botParams } } }, async (request) => {
     const params = parseOrThrow(botParams, request.params);
     return botView(await bots.get(actorOf(request).id, params.id));
   });
 
-  app.patch('/api/v1/bots/:id', { config: { auth: 'user', name: 'bots.update' } }, async (request) => {
+  app.patch('/api/v1/bots/:id', { config: { auth: 'user', name: 'bots.update', doc: { summary: 'Change a chat bot', params: botParams, body: botPatch } } }, async (request) => {
     const params = parseOrThrow(botParams, request.params);
     const body = parseOrThrow(botPatch, request.body ?? {});
     // Moving a bot to another payer would move its dialogs' charges: make a new bot instead.
@@ -55,7 +55,7 @@ export function registerBotRoutes(app: FastifyInstance, bots: BotIntegrationsSer
     return botView(await bots.update(actorOf(request), params.id, body));
   });
 
-  app.delete('/api/v1/bots/:id', { config: { auth: 'user', name: 'bots.delete' } }, async (request) => {
+  app.delete('/api/v1/bots/:id', { config: { auth: 'user', name: 'bots.delete', doc: { summary: 'Delete a chat bot', params: botParams } } }, async (request) => {
     const params = parseOrThrow(botParams, request.params);
     return { ...botView(await bots.delete(actorOf(request), params.id)), deleted: true };
   });

@@ -30,14 +30,14 @@ export function registerInvitationRoutes(app: FastifyInstance, services: { invit
     acceptedAt: iso(invitation.acceptedAt),
   });
 
-  app.post('/api/v1/orgs/:id/invitations', { config: { auth: 'user', name: 'invitations.create' } }, async (request) => {
+  app.post('/api/v1/orgs/:id/invitations', { config: { auth: 'user', name: 'invitations.create', doc: { summary: 'Invite someone to an org by email', params: orgParams, body: invitationBody } } }, async (request) => {
     const { id } = parseOrThrow(orgParams, request.params);
     const body = parseOrThrow(invitationBody, request.body);
     const created = await invitations.create(actorOf(request), id, body);
     return { ...view(created.invitation), token: created.token, url: created.url };
   });
 
-  app.get('/api/v1/orgs/:id/invitations', { config: { auth: 'user', name: 'invitations.list' } }, async (request) => {
+  app.get('/api/v1/orgs/:id/invitations', { config: { auth: 'user', name: 'invitations.list', doc: { summary: 'An org\'s pending invitations', params: orgParams, query: pageQuery, list: true } } }, async (request) => {
     const { id } = parseOrThrow(orgParams, request.params);
     const query = parseOrThrow(pageQuery, request.query);
     const rows = await invitations.list(actorOf(request).id, id, query.limit + 1, decodeIdCursor(query.cursor));
@@ -45,13 +45,13 @@ export function registerInvitationRoutes(app: FastifyInstance, services: { invit
     return { object: 'list', data: page.items.map(view), next_cursor: page.nextCursor };
   });
 
-  app.delete('/api/v1/orgs/:id/invitations/:invitationId', { config: { auth: 'user', name: 'invitations.revoke' } }, async (request) => {
+  app.delete('/api/v1/orgs/:id/invitations/:invitationId', { config: { auth: 'user', name: 'invitations.revoke', doc: { summary: 'Revoke an invitation', params: invitationParams } } }, async (request) => {
     const { id, invitationId } = parseOrThrow(invitationParams, request.params);
     return view(await invitations.revoke(actorOf(request), id, invitationId));
   });
 
   // Signed in (cookie or management key): joins that user. Anonymous with {name, password}: signs up with the invited email.
-  app.post('/api/v1/invitations/:token/accept', { config: { auth: 'optionalUser', name: 'invitations.accept' } }, async (request, reply) => {
+  app.post('/api/v1/invitations/:token/accept', { config: { auth: 'optionalUser', name: 'invitations.accept', doc: { summary: 'Accept an invitation, signed in or as a new user (name and password)', params: tokenParams, body: acceptBody } } }, async (request, reply) => {
     const { token } = parseOrThrow(tokenParams, request.params);
     const principal = request.principal;
     const input = principal ? { user: principal.user, ip: request.ip } : { newUser: parseOrThrow(acceptBody, request.body ?? {}), ip: request.ip };

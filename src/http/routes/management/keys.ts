@@ -7,6 +7,7 @@ import type { OwnerKeysService } from '../../../features/keys/owner-keys.ts';
 import { moneyInput } from '../admin/admin-schemas.ts';
 import { principalOf } from './me.ts';
 import { keyDetailsView } from './views.ts';
+import { deletedResponse } from '../../route-doc.ts';
 
 /** An ISO 8601 time with its offset (`2026-12-31T00:00:00Z`) → Unix ms; null clears it. */
 const timeInput = z.iso.datetime({ offset: true }).transform((text) => Date.parse(text));
@@ -53,7 +54,7 @@ const userActor = (request: FastifyRequest): Actor => ({ type: 'user', id: princ
 
 /** GET, POST /api/v1/keys and GET, PATCH, DELETE /api/v1/keys/:id: keys managed by their owners (DESIGN §10). */
 export function registerKeysRoutes(app: FastifyInstance, ownerKeys: OwnerKeysService): void {
-  app.get('/api/v1/keys', { config: { auth: 'user', name: 'keys.list' } }, async (request) => {
+  app.get('/api/v1/keys', { config: { auth: 'user', name: 'keys.list', doc: { summary: 'List your keys', query: keyListQuery, list: true } } }, async (request) => {
     const query = parseOrThrow(keyListQuery, request.query ?? {});
     const page = await ownerKeys.list(principalOf(request).user.id, {
       limit: query.limit,
@@ -63,7 +64,7 @@ export function registerKeysRoutes(app: FastifyInstance, ownerKeys: OwnerKeysSer
     return { object: 'list', data: page.keys.map(keyDetailsView), next_cursor: page.nextCursor ?? null };
   });
 
-  app.post('/api/v1/keys', { config: { auth: 'user', name: 'keys.create' } }, async (request) => {
+  app.post('/api/v1/keys', { config: { auth: 'user', name: 'keys.create', doc: { summary: 'Create a key (its text is shown once)', body: keyCreate } } }, async (request) => {
     const body = parseOrThrow(keyCreate, request.body ?? {});
     const { name, ...fields } = keyChangesOf(body);
     const { details, text } = await ownerKeys.create(
@@ -83,18 +84,18 @@ export function registerKeysRoutes(app: FastifyInstance, ownerKeys: OwnerKeysSer
     return { ...keyDetailsView(details), key: text };
   });
 
-  app.get('/api/v1/keys/:id', { config: { auth: 'user', name: 'keys.get' } }, async (request) => {
+  app.get('/api/v1/keys/:id', { config: { auth: 'user', name: 'keys.get', doc: { summary: 'One of your keys' } } }, async (request) => {
     const { id } = request.params as { id: string };
     return keyDetailsView(await ownerKeys.get(principalOf(request).user.id, id));
   });
 
-  app.patch('/api/v1/keys/:id', { config: { auth: 'user', name: 'keys.update' } }, async (request) => {
+  app.patch('/api/v1/keys/:id', { config: { auth: 'user', name: 'keys.update', doc: { summary: 'Change a key\'s name, limits, models, expiry or state', body: keyPatch } } }, async (request) => {
     const { id } = request.params as { id: string };
     const body = parseOrThrow(keyPatch, request.body ?? {});
     return keyDetailsView(await ownerKeys.update(principalOf(request).user.id, id, keyChangesOf(body), userActor(request)));
   });
 
-  app.delete('/api/v1/keys/:id', { config: { auth: 'user', name: 'keys.revoke' } }, async (request) => {
+  app.delete('/api/v1/keys/:id', { config: { auth: 'user', name: 'keys.revoke', doc: { summary: 'Revoke a key', response: deletedResponse } } }, async (request) => {
     const { id } = request.params as { id: string };
     await ownerKeys.revoke(principalOf(request).user.id, id, userActor(request));
     return { id, object: 'key', deleted: true };

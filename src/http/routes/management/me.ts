@@ -28,9 +28,9 @@ export function registerMeRoutes(app: FastifyInstance, services: { accounts: Acc
     return { ...userView({ ...user, balance }), orgs: await accounts.orgsOf(user.id) };
   };
 
-  app.get('/api/v1/me', { config: { auth: 'user', name: 'me' } }, async (request) => me(principalOf(request)));
+  app.get('/api/v1/me', { config: { auth: 'user', name: 'me', doc: { summary: 'You: profile, balance and orgs' } } }, async (request) => me(principalOf(request)));
 
-  app.patch('/api/v1/me', { config: { auth: 'user', name: 'me.update' } }, async (request) => {
+  app.patch('/api/v1/me', { config: { auth: 'user', name: 'me.update', doc: { summary: 'Change your name or password', body: mePatch } } }, async (request) => {
     const principal = principalOf(request);
     const body = parseOrThrow(mePatch, request.body ?? {});
     await accounts.updateProfile(principal.user.id, body);
@@ -39,7 +39,7 @@ export function registerMeRoutes(app: FastifyInstance, services: { accounts: Acc
     return me(principal);
   });
 
-  app.get('/api/v1/key', { config: { auth: 'anyKey', name: 'key.self' } }, async (request) => {
+  app.get('/api/v1/key', { config: { auth: 'anyKey', name: 'key.self', doc: { summary: 'The key you call with: its limits, spend and balance' } } }, async (request) => {
     const key = request.apiKey && (await services.keys.get(request.apiKey.id));
     if (!key) throw unauthorized();
     const payer = key.orgId ? { type: 'org' as const, id: key.orgId } : { type: 'user' as const, id: key.userId };

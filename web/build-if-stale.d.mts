@@ -1,0 +1,2 @@
+export function webBuildIsFresh(): boolean;
+export function buildWeb(options?: { force?: boolean }): 'fresh' | 'built' | 'skipped';

@@ -1,0 +1,65 @@
+/**
+ * The console's one client of the management API (DESIGN §10). It calls only /api/v1 (and the public catalog), with the
+ * session cookie the browser holds and, on every state-changing call, the session's CSRF token.
+ */
+
+/** An error answer of the API (shape A), kept whole so each page shows it where it happened. */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly type: string | undefined;
+  readonly code: string | undefined;
+  readonly param: string | undefined;
+
+  constructor(status: number, message: string, details: { type?: string; code?: string; param?: string } = {}) {
+    super(message);
+    this.status = status;
+    this.type = details.type;
+    this.code = details.code;
+    this.param = details.param;
+  }
+}
+
+let csrfToken: string | undefined;
+
+/** Remembers the CSRF token of the signed-in session (from login, sign-up or GET /auth/session). */
+export function rememberCsrf(token: string | undefined): void {
+  csrfToken = token;
+}
+
+const SAFE = new Set(['GET', 'HEAD']);
+
+export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (!SAFE.has(method) && csrfToken) headers['x-csrf-token'] = csrfToken;
+  let response: Response;
+  try {
+    response = await fetch(path, { method, headers, credentials: 'same-origin', ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  } catch {
+    throw new ApiError(0, 'The gateway did not answer. Check your connection and try again.');
+  }
+  const text = await response.text();
+  let parsed: unknown;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  if (!response.ok) {
+    const error = (parsed as { error?: { message?: string; type?: string; code?: string; param?: string } } | undefined)?.error;
+    throw new ApiError(response.status, error?.message ?? `The gateway answered ${response.status}.`, {
+      ...(error?.type ? { type: error.type } : {}),
+      ...(error?.code ? { code: error.code } : {}),
+      ...(error?.param ? { param: error.param } : {}),
+    });
+  }
+  return parsed as T;
+}
+
+/** `?a=1&b=2` of the defined values. */
+export function query(values: Record<string, string | number | undefined | null>): string {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(values)) if (value !== undefined && value !== null && value !== '') search.set(name, String(value));
+  const text = search.toString();
+  return text ? `?${text}` : '';
+}

@@ -1,0 +1,171 @@
+/** The management API's answers as the console reads them (DESIGN §10); decimal money stays text. */
+
+export interface SessionUser {
+  id: string;
+  email: string | null;
+  name: string;
+  balance: string;
+  operator: boolean;
+}
+
+export interface Session {
+  user: SessionUser;
+  csrfToken: string;
+}
+
+export type OrgRole = 'owner' | 'admin' | 'member';
+
+export interface MyOrg {
+  id: string;
+  name: string;
+  role: OrgRole;
+  balance: string;
+  promptCaching: boolean;
+}
+
+export interface Me extends SessionUser {
+  orgs: MyOrg[];
+}
+
+export interface List<T> {
+  object: 'list';
+  data: T[];
+  next_cursor?: string | null;
+}
+
+export type SpendPeriod = 'day' | 'week' | 'month' | 'total';
+
+export interface Key {
+  id: string;
+  name: string | null;
+  scope: 'inference' | 'management';
+  userId: string;
+  orgId: string | null;
+  allowedModels: string[] | null;
+  expiresAt: string | null;
+  disabled: boolean;
+  limit: { amount: string; period: SpendPeriod } | null;
+  rpm: number | null;
+  tpm: number | null;
+  createdAt: string | null;
+  start: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+  spent: string;
+  remaining: string | null;
+}
+
+export interface CreatedKey extends Key {
+  key: string;
+}
+
+export interface UsageRow {
+  day?: string;
+  model?: string;
+  keyId?: string;
+  endpoint?: string;
+  requests: number;
+  errors: number;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  cost: string;
+}
+
+export interface RequestRow {
+  id: string;
+  created: string;
+  keyId: string | null;
+  userId: string | null;
+  orgId: string | null;
+  endpoint: string;
+  model: string | null;
+  servedModel: string | null;
+  provider: string | null;
+  channel: string | null;
+  attempts: number;
+  stream: boolean;
+  status: number;
+  error_type: string | null;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  cost: string;
+  latency_ms: number;
+  ttft_ms: number | null;
+}
+
+export interface LedgerEntry {
+  id: string;
+  at: string;
+  kind: string;
+  amount: string;
+  balanceAfter: string;
+  requestId: string | null;
+  keyId: string | null;
+  model: string | null;
+  note: string | null;
+}
+
+export interface OrgMember {
+  id: string;
+  email: string | null;
+  name: string;
+  role: OrgRole;
+}
+
+export interface Org {
+  id: string;
+  name: string;
+  balance: string;
+  promptCaching: boolean;
+  role: OrgRole;
+  members: OrgMember[];
+}
+
+export interface Invitation {
+  id: string;
+  orgId: string;
+  email: string;
+  role: OrgRole;
+  status: string;
+  createdAt: string;
+  expiresAt: string;
+  acceptedAt: string | null;
+}
+
+export interface CreatedInvitation extends Invitation {
+  token: string;
+  url: string;
+}
+
+export interface Bot {
+  id: string;
+  name: string;
+  userId: string;
+  orgId: string | null;
+  assistantId: string;
+  webhookUrl: string | null;
+  createdAt: string;
+}
+
+export interface CreatedBot extends Bot {
+  token: string;
+}
+
+export interface CatalogModel {
+  id: string;
+  title?: string | null;
+  kind: string;
+  owned_by: string;
+  input_per_million: string;
+  output_per_million: string;
+  cost_request?: string;
+  cost_minute?: string;
+  deprecated: boolean;
+  retiring: boolean;
+  shutdown_date: string | null;
+  deprecation_redirect_to: string | null;
+}

@@ -1,0 +1,84 @@
+import { createRootRoute, createRoute, createRouter, Link, Outlet, redirect } from '@tanstack/react-router';
+import { queryClient } from './api/query-client.ts';
+import { sessionQuery } from './api/session.ts';
+import { ConsoleLayout } from './components/console-layout.tsx';
+import { BillingPage } from './routes/console/billing.tsx';
+import { BotsPage } from './routes/console/bots.tsx';
+import { KeysPage } from './routes/console/keys.tsx';
+import { OrgApiPage } from './routes/console/org-api.tsx';
+import { OrgPage } from './routes/console/org.tsx';
+import { OverviewPage } from './routes/console/overview.tsx';
+import { RequestsPage } from './routes/console/requests.tsx';
+import { UsagePage } from './routes/console/usage.tsx';
+import { InvitePage } from './routes/invite.tsx';
+import { LoginPage } from './routes/login.tsx';
+import { ResetPage } from './routes/reset.tsx';
+import { SignupPage } from './routes/signup.tsx';
+import { StorefrontPage } from './routes/storefront.tsx';
+
+/** The app's pages at DESIGN §11's paths; the gateway serves index.html for each of them. */
+const root = createRootRoute({
+  component: () => (
+    <>
+      <a href="#main" className="skip">
+        Skip to content
+      </a>
+      <Outlet />
+    </>
+  ),
+  notFoundComponent: () => (
+    <main id="main" className="narrow">
+      <h1>Page not found</h1>
+      <p>
+        <Link to="/">Models and prices</Link> · <Link to="/console">Console</Link>
+      </p>
+    </main>
+  ),
+});
+
+const login = createRoute({
+  getParentRoute: () => root,
+  path: '/login',
+  component: LoginPage,
+  validateSearch: (search: Record<string, unknown>): { next?: string } => (typeof search.next === 'string' ? { next: search.next } : {}),
+});
+const storefront = createRoute({ getParentRoute: () => root, path: '/', component: StorefrontPage });
+const signup = createRoute({ getParentRoute: () => root, path: '/signup', component: SignupPage });
+const invite = createRoute({ getParentRoute: () => root, path: '/invite/$token', component: InvitePage });
+const reset = createRoute({ getParentRoute: () => root, path: '/reset/$token', component: ResetPage });
+
+const consoleRoot = createRoute({
+  getParentRoute: () => root,
+  path: '/console',
+  component: ConsoleLayout,
+  // Signed-out visitors sign in first, then come back to the page they asked for.
+  beforeLoad: async ({ location }) => {
+    const session = await queryClient.ensureQueryData(sessionQuery);
+    if (!session) throw redirect({ to: '/login', search: { next: location.pathname } });
+  },
+});
+const overview = createRoute({ getParentRoute: () => consoleRoot, path: '/', component: OverviewPage });
+const keys = createRoute({ getParentRoute: () => consoleRoot, path: '/keys', component: KeysPage });
+const usage = createRoute({ getParentRoute: () => consoleRoot, path: '/usage', component: UsagePage });
+const requests = createRoute({ getParentRoute: () => consoleRoot, path: '/requests', component: RequestsPage });
+const billing = createRoute({ getParentRoute: () => consoleRoot, path: '/billing', component: BillingPage });
+const bots = createRoute({ getParentRoute: () => consoleRoot, path: '/bots', component: BotsPage });
+const org = createRoute({ getParentRoute: () => consoleRoot, path: '/orgs/$id', component: OrgPage });
+const orgApi = createRoute({ getParentRoute: () => consoleRoot, path: '/orgs/$id/api', component: OrgApiPage });
+
+const routeTree = root.addChildren([
+  storefront,
+  login,
+  signup,
+  invite,
+  reset,
+  consoleRoot.addChildren([overview, keys, usage, requests, billing, bots, org, orgApi]),
+]);
+
+export const router = createRouter({ routeTree, defaultPreload: 'intent' });
+
+declare module '@tanstack/react-router' {
+  interface Register {
+    router: typeof router;
+  }
+}
