@@ -15,7 +15,7 @@ const errorFrame = (error: Parameters<typeof renderErrorA>[0]): string => {
 
 /** POST /v1/responses (stream and not) and GET /v1/responses/:id (OpenAI's Responses API; DESIGN §12). */
 export function registerResponsesRoutes(app: FastifyInstance, responses: ResponsesService): void {
-  app.post('/v1/responses', { config: { name: 'responses', upstreamPassthrough: true } }, async (request, reply) => {
+  app.post('/v1/responses', { config: { name: 'responses', upstreamPassthrough: true, doc: { summary: 'Create a model response (OpenAI Responses API; Claude models translated)', body: responsesRequestSchema, stream: true } } }, async (request, reply) => {
     const { request: body, useWalletBalance } = toResponsesRequest(parseOrThrow(responsesRequestSchema, request.body));
     const prepared = await responses.prepare(callerOf(request), body, useWalletBalance || walletFromQuery(request));
     reply.headers(prepared.call.resolution.headers);
@@ -35,7 +35,7 @@ export function registerResponsesRoutes(app: FastifyInstance, responses: Respons
     return reply;
   });
 
-  app.get<{ Params: { id: string } }>('/v1/responses/:id', { config: { name: 'responses.get', upstreamPassthrough: true } }, async (request, reply) => {
+  app.get<{ Params: { id: string } }>('/v1/responses/:id', { config: { name: 'responses.get', upstreamPassthrough: true, doc: { summary: 'A stored response of your account' } } }, async (request, reply) => {
     const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '';
     const result = await responses.retrieve(callerOf(request), request.params.id, query);
     return reply.type(result.contentType).send(result.body);
