@@ -45,6 +45,7 @@ export const ID_PREFIXES = {
   audit: 'aud',
   invitation: 'inv',
   voucher: 'vch',
+  mail: 'mail',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -15,6 +15,7 @@ import * as keyManagement from './0015-key-management.ts';
 import * as orgsInvitationsBots from './0017-orgs-invitations-bots.ts';
 import * as requestLog from './0016-request-log.ts';
 import * as vouchers from './0018-vouchers.ts';
+import * as mail from './0022-mail.ts';
 
 /** Migrations in order; a new one is a new file added here. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -34,6 +35,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0017-orgs-invitations-bots': orgsInvitationsBots,
   '0016-request-log': requestLog,
   '0018-vouchers': vouchers,
+  '0022-mail': mail,
 };
 
 export const migrationProvider: MigrationProvider = {
