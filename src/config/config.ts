@@ -42,6 +42,11 @@ const environmentSchema = z.object({
   TOLLGATE_METRICS_TOKEN: z.string().min(1).optional(),
   TOLLGATE_SIGNUP: z.enum(['closed', 'invite', 'open']).default('closed'),
   TOLLGATE_TRUST_PROXY: z.string().min(1).optional(),
+  TOLLGATE_SMTP_URL: z
+    .string()
+    .refine((url) => /^smtps?:\/\/[^/]+/.test(url), { message: "must start with 'smtp://' or 'smtps://', e.g. smtp://user:password@mail.example.com:587" })
+    .optional(),
+  TOLLGATE_MAIL_FROM: z.string().min(3).max(320).optional(),
   OPENAI_API_KEY: z.string().optional(),
   OPENAI_BASE_URL: z.string().default('https://api.openai.com/v1'),
   ANTHROPIC_API_KEY: z.string().optional(),
@@ -97,6 +102,10 @@ export interface Config {
    * limiter and the audit log key on it). `false` (default): none; `true`: any; a number: that many hops; else addresses/CIDRs.
    */
   trustProxy: boolean | number | string;
+  /** The mail server (DESIGN §15): `smtp://` (STARTTLS when offered) or `smtps://`; unset, no mail is sent. */
+  smtpUrl: string | undefined;
+  /** The From of every message: TOLLGATE_MAIL_FROM, else `Tollgate <no-reply@host of TOLLGATE_PUBLIC_URL>` (or localhost). */
+  mailFrom: string;
   vendors: {
     openai: { apiKey: string | undefined; baseUrl: string };
     anthropic: { apiKey: string | undefined; baseUrl: string };
@@ -109,6 +118,15 @@ function trustProxyOf(text: string | undefined): boolean | number | string {
   if (text === 'true') return true;
   if (/^\d+$/.test(text)) return Number(text);
   return text;
+}
+
+/** The host name of the public URL, for the default sender address; `localhost` without one. */
+function publicHost(publicUrl: string | undefined): string {
+  try {
+    return publicUrl ? new URL(publicUrl).hostname || 'localhost' : 'localhost';
+  } catch {
+    return 'localhost';
+  }
 }
 
 /** A configuration the gateway refuses to start with; its message is meant for the operator as it is. */
@@ -152,6 +170,8 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Readon
     metricsToken: env.TOLLGATE_METRICS_TOKEN,
     signup: env.TOLLGATE_SIGNUP,
     trustProxy: trustProxyOf(env.TOLLGATE_TRUST_PROXY),
+    smtpUrl: env.TOLLGATE_SMTP_URL,
+    mailFrom: env.TOLLGATE_MAIL_FROM ?? `Tollgate <no-reply@${publicHost(env.TOLLGATE_PUBLIC_URL)}>`,
     vendors: {
       openai: { apiKey: env.OPENAI_API_KEY, baseUrl: env.OPENAI_BASE_URL },
       anthropic: { apiKey: env.ANTHROPIC_API_KEY, baseUrl: env.ANTHROPIC_BASE_URL },

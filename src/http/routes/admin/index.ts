@@ -15,6 +15,8 @@ import { registerAuditRoutes } from './audit.ts';
 import type { DirectoryService } from '../../../features/accounts/directory-service.ts';
 import type { VouchersService } from '../../../features/vouchers/vouchers-service.ts';
 import type { AuditService } from '../../../features/audit/audit-service.ts';
+import type { PasswordResetService } from '../../../features/accounts/password-reset-service.ts';
+import { registerPasswordResetRoute } from './password-reset.ts';
 
 /** The services the admin API is a door onto (the CLI and the management API call the same methods). */
 export interface AdminServices {
@@ -26,6 +28,7 @@ export interface AdminServices {
   vouchers: VouchersService;
   audit: AuditService;
   directory: DirectoryService;
+  passwordReset: PasswordResetService;
   clock: Clock;
 }
 
@@ -43,6 +46,7 @@ export function registerAdminRoutes(app: FastifyInstance, services: AdminService
       registerUserRoutes(admin, services.directory);
       registerOrgRoutes(admin, services.directory);
       registerAuditRoutes(admin, services.audit);
+      registerPasswordResetRoute(admin, services.passwordReset);
     },
   );
 }
