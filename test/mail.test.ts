@@ -1,5 +1,10 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import { formatMoney, parseMoney } from '../src/lib/money.ts';
 import { startTestGateway, type TestGateway } from './helpers/gateway.ts';
@@ -261,7 +266,7 @@ for (const database of ['sqlite', 'postgres'] as const) {
       assert.equal(limited.status, 200, JSON.stringify(limited.body));
       assert.equal((await chat(limited.body.key)).status, 200);
       await deliver(gw, mail, 1);
-      assert.match(mail.messages[0]!.subject ?? "", /^API key "budget" \(key_\w+\): 80 % of its limit$/);
+      assert.match(mail.messages[0]!.subject ?? '', /^API key "budget" \(key_\w+\): 80 % of its limit$/);
       assert.deepEqual(addressesOf(mail.messages[0]!), [customer.email]);
       assert.equal((await chat(limited.body.key)).status, 200);
       await deliver(gw, mail, 2);
@@ -318,4 +323,34 @@ describe('mail without a mail server', () => {
     const change = await browser.call('PATCH', '/me', { email: 'elsewhere@example.com', currentPassword: customer.password });
     assert.equal(change.status, 409, 'a new email cannot be confirmed without mail');
   });
+});
+
+test('the CLI prints a reset link on TOLLGATE_PUBLIC_URL (audited) that a gateway on the same database accepts once', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tollgate-mail-cli-'));
+  const env = { ...process.env, DATA_DIR: dir, DATABASE_URL: `sqlite:${join(dir, 'cli.db')}`, TOLLGATE_LOG_LEVEL: 'silent', TOLLGATE_PUBLIC_URL: 'https://gateway.example.com' };
+  const cli = async (...args: string[]): Promise<Record<string, unknown>> => {
+    const { stdout } = await promisify(execFile)(process.execPath, [join(import.meta.dirname, '..', 'bin', 'tollgate.js'), ...args], { env });
+    return JSON.parse(stdout) as Record<string, unknown>;
+  };
+  try {
+    const user = await cli('users', 'create', '--name', 'forgetful');
+    await cli('users', 'update', String(user.id), '--email', 'forgetful@example.com', '--password', 'first password');
+    const link = await cli('users', 'reset-link', String(user.id));
+    assert.match(String(link.url), /^https:\/\/gateway\.example\.com\/reset\/tgr-[0-9A-Za-z]{40}$/);
+    assert.ok(Date.parse(String(link.expiresAt)) > Date.now() + 59 * 60_000);
+    const gw = await startTestGateway({ database: { url: env.DATABASE_URL } });
+    try {
+      gw.clock.set(Date.now());
+      const token = String(link.url).split('/reset/')[1]!;
+      assert.equal((await post(gw, '/api/v1/auth/password-reset/confirm', { token, password: 'second password' })).status, 200);
+      assert.equal(await login(gw, 'forgetful@example.com', 'second password'), 200);
+      assert.equal((await post(gw, '/api/v1/auth/password-reset/confirm', { token, password: 'third password' })).status, 400);
+      const audit = await gw.admin<{ data: Array<{ action: string }> }>('GET', `/audit?targetId=${String(user.id)}`);
+      assert.deepEqual(audit.body.data.map((entry) => entry.action).filter((action) => action.startsWith('user.password_reset')).sort(), ['user.password_reset', 'user.password_reset_link']);
+    } finally {
+      await gw.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
