@@ -273,7 +273,10 @@ export function createServices(dependencies: AppDependencies): Services {
     orgs,
     invitations: new InvitationsService(new SqlInvitationsRepository(storage.db), accounts, sessions, audit, clock, { signup: config.signup, publicUrl }, mail),
     mail,
-    passwordReset: new PasswordResetService(accountsRepository, accountTokens, mail, audit, clock, { publicUrl }),
+    passwordReset: new PasswordResetService(accountsRepository, accountTokens, mail, audit, clock, {
+      publicUrl,
+      onError: (error) => logger.error({ err: error }, 'a password reset link could not be queued'),
+    }),
     emailChange: new EmailChangeService(accountsRepository, accountTokens, mail, audit, clock, { publicUrl }),
     signup: new SignupService(accounts, sessions, config.signup),
     botIntegrations,
