@@ -108,6 +108,16 @@ import { PaymentsService } from './features/payments/payments-service.ts';
 import { StripeVendor } from './features/payments/stripe-vendor.ts';
 import { SqlPaymentsRepository } from './storage/payments-repository.ts';
 import { registerPaymentRoutes } from './http/routes/management/payments.ts';
+import { EmailChangeService } from './features/accounts/email-change-service.ts';
+import { PasswordResetService } from './features/accounts/password-reset-service.ts';
+import { KeyLimitAlerts } from './features/mail/key-limit-alerts.ts';
+import { LowBalanceAlerts } from './features/mail/low-balance-alerts.ts';
+import { mailHost, MailOutbox } from './features/mail/mail-outbox.ts';
+import { MAIL_JOB, MailSender } from './features/mail/mail-sender.ts';
+import { smtpTransport } from './features/mail/smtp-transport.ts';
+import { registerAccountLinkRoutes } from './http/routes/management/account-links.ts';
+import { SqlAccountTokensRepository } from './storage/account-tokens-repository.ts';
+import { SqlMailOutboxRepository } from './storage/mail-outbox-repository.ts';
 
 /** A hop count as Fastify runs it (its types take no number): trust the first `hops` proxies in front of the gateway. */
 function trustProxyOption(setting: boolean | number | string): boolean | string | ((address: string, hop: number) => boolean) {
@@ -146,6 +156,10 @@ export interface Services {
   vouchers: VouchersService;
   payments: PaymentsService;
   directory: DirectoryService;
+  /** Mail as durable jobs (DESIGN §15): the outbox, password reset and email change links. */
+  mail: MailOutbox;
+  passwordReset: PasswordResetService;
+  emailChange: EmailChangeService;
   keys: KeysService;
   /** Keys as their users manage them (the management API's rules). */
   ownerKeys: OwnerKeysService;
@@ -249,6 +263,17 @@ export function createServices(dependencies: AppDependencies): Services {
   const tasks = new TasksService(callDependencies, tasksRepository, secrets, config.allowPrivateUrls, config.imagineModel);
   runner.handle('bot.reply', new BotReplyWorker({ bots, assistants: assistantsRepository, chat: assistantChat, catalog, book, clock, logger: logger.child({ component: 'chatbot' }), requestLog }).run);
   runner.handle('bot.deliver', new BotOutboxDispatcher(bots, secrets, clock, logger.child({ component: 'chatbot' }), { allowPrivateUrls: config.allowPrivateUrls, timeoutMs: config.webhookTimeoutMs }).deliver);
+  // Mail (DESIGN §15): an outbox sent by `mail.send` jobs; low-balance alerts ride on the ledger write, key-limit alerts on
+  // the spend book.
+  const mailIdentity = { from: config.mailFrom, host: mailHost(config.mailFrom) };
+  const mailRepository = new SqlMailOutboxRepository(storage.db, jobs);
+  const mail = new MailOutbox(mailRepository, clock, logger.child({ component: 'mail' }), secrets, mailIdentity, config.smtpUrl !== undefined);
+  const mailTransport = config.smtpUrl === undefined ? undefined : smtpTransport(config.smtpUrl);
+  runner.handle(MAIL_JOB, new MailSender(mailRepository, mailTransport, mailIdentity, secrets, clock, logger.child({ component: 'mail' })).deliver);
+  ledger.watch(new LowBalanceAlerts(mail, config.currency).watch);
+  keySpend.onLimitLevel(new KeyLimitAlerts(mail, config.currency).reached);
+  metrics.watchMail(() => mail.counts());
+  const accountTokens = new SqlAccountTokensRepository(storage.db);
   const sessions = new SessionsService(accountsRepository, new SqlSessionsRepository(storage.db), clock);
   const orgs = new OrgsService(accounts, accountsRepository, audit);
   const botIntegrations = new BotIntegrationsService(chatbot, bots, accounts, assistantsRepository, audit, clock);
@@ -272,7 +297,13 @@ export function createServices(dependencies: AppDependencies): Services {
     ),
     sessions,
     orgs,
-    invitations: new InvitationsService(new SqlInvitationsRepository(storage.db), accounts, sessions, audit, clock, { signup: config.signup, publicUrl }),
+    invitations: new InvitationsService(new SqlInvitationsRepository(storage.db), accounts, sessions, audit, clock, { signup: config.signup, publicUrl }, mail),
+    mail,
+    passwordReset: new PasswordResetService(accountsRepository, accountTokens, mail, audit, clock, {
+      publicUrl,
+      onError: (error) => logger.error({ err: error }, 'a password reset link could not be queued'),
+    }),
+    emailChange: new EmailChangeService(accountsRepository, accountTokens, mail, audit, clock, { publicUrl }),
     signup: new SignupService(accounts, sessions, config.signup),
     botIntegrations,
     assistants,
@@ -335,7 +366,7 @@ function registerRoutes(server: FastifyInstance, services: Services): void {
   registerAssistantRoutes(server, { assistants: services.assistants, assistantChat: services.assistantChat, models: services.catalog });
   registerKnowledgeRoutes(server, services.knowledge);
   registerChatbotRoutes(server, services.chatbot);
-  registerAdminRoutes(server, { accounts: services.accounts, keys: services.keys, catalog: services.catalog, botIntegrations: services.botIntegrations, deliveries: services.deliveries, vouchers: services.vouchers, payments: services.payments, audit: services.audit, directory: services.directory, orgs: services.orgs, clock });
+  registerAdminRoutes(server, { accounts: services.accounts, keys: services.keys, catalog: services.catalog, botIntegrations: services.botIntegrations, deliveries: services.deliveries, vouchers: services.vouchers, payments: services.payments, audit: services.audit, directory: services.directory, orgs: services.orgs, passwordReset: services.passwordReset, clock });
   registerAdminUsageRoutes(server, services.usage);
   registerManagementRoutes(server, services);
   // The web app (DESIGN §11): its paths and assets only, after the API's routes.
@@ -346,7 +377,8 @@ function registerRoutes(server: FastifyInstance, services: Services): void {
 function registerManagementRoutes(server: FastifyInstance, services: Services): void {
   const secureCookies = services.config.publicUrl?.startsWith('https:') === true;
   registerAuthRoutes(server, { sessions: services.sessions, signup: services.signup }, { secureCookies });
-  registerMeRoutes(server, { accounts: services.accounts, sessions: services.sessions, keys: services.keys });
+  registerMeRoutes(server, { accounts: services.accounts, sessions: services.sessions, keys: services.keys, emailChange: services.emailChange });
+  registerAccountLinkRoutes(server, { passwordReset: services.passwordReset, emailChange: services.emailChange });
   registerKeysRoutes(server, services.ownerKeys);
   registerOrgRoutes(server, { orgs: services.orgs, accounts: services.accounts });
   registerInvitationRoutes(server, { invitations: services.invitations, clock: services.clock }, { secureCookies });

@@ -178,6 +178,16 @@ users
     withServices(async (services) => print(adminUserView(await services.directory.updateUser(userId, options, ADMIN_ACTOR)))),
   );
 
+users
+  .command('reset-link <userId>')
+  .description('a single-use password reset link for the user, valid 1 hour (no mail needed; audited)')
+  .action((userId: string) =>
+    withServices(async (services) => {
+      const link = await services.passwordReset.issueLink(userId, ADMIN_ACTOR);
+      print({ url: link.url, expiresAt: new Date(link.expiresAt).toISOString() });
+    }),
+  );
+
 const orgs = program.command('orgs').description('organisations');
 listOptions(orgs.command('list').description('organisations, newest first')).action((options: { query?: string; limit: number; cursor?: string }) =>
   withServices(async (services) => {

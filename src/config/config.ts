@@ -64,6 +64,11 @@ const environmentSchema = z.object({
   TOLLGATE_TOPUP_MIN: moneySetting('1.00'),
   TOLLGATE_TOPUP_MAX: moneySetting('10000.00'),
   TOLLGATE_OPENAPI: z.enum(['true', 'false', '1', '0', '']).optional(),
+  TOLLGATE_SMTP_URL: z
+    .string()
+    .refine((url) => /^smtps?:\/\/[^/]+/.test(url), { message: "must start with 'smtp://' or 'smtps://', e.g. smtp://user:password@mail.example.com:587" })
+    .optional(),
+  TOLLGATE_MAIL_FROM: z.string().min(3).max(320).optional(),
   OPENAI_API_KEY: z.string().optional(),
   OPENAI_BASE_URL: z.string().default('https://api.openai.com/v1'),
   ANTHROPIC_API_KEY: z.string().optional(),
@@ -127,6 +132,10 @@ export interface Config {
   topUp: { min: Money; max: Money };
   /** TOLLGATE_OPENAPI=false turns off GET /openapi.json and /docs (default on). */
   openapi: boolean;
+  /** The mail server (DESIGN §15): `smtp://` (STARTTLS when offered) or `smtps://`; unset, no mail is sent. */
+  smtpUrl: string | undefined;
+  /** The From of every message: TOLLGATE_MAIL_FROM, else `Tollgate <no-reply@host of TOLLGATE_PUBLIC_URL>` (or localhost). */
+  mailFrom: string;
   vendors: {
     openai: { apiKey: string | undefined; baseUrl: string };
     anthropic: { apiKey: string | undefined; baseUrl: string };
@@ -139,6 +148,15 @@ function trustProxyOf(text: string | undefined): boolean | number | string {
   if (text === 'true') return true;
   if (/^\d+$/.test(text)) return Number(text);
   return text;
+}
+
+/** The host name of the public URL, for the default sender address; `localhost` without one. */
+function publicHost(publicUrl: string | undefined): string {
+  try {
+    return publicUrl ? new URL(publicUrl).hostname || 'localhost' : 'localhost';
+  } catch {
+    return 'localhost';
+  }
 }
 
 /** A configuration the gateway refuses to start with; its message is meant for the operator as it is. */
@@ -187,6 +205,8 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Readon
     stripe: env.STRIPE_SECRET_KEY ? { secretKey: env.STRIPE_SECRET_KEY, webhookSecret: env.STRIPE_WEBHOOK_SECRET, apiUrl: env.TOLLGATE_STRIPE_API_URL } : undefined,
     topUp: { min: env.TOLLGATE_TOPUP_MIN, max: env.TOLLGATE_TOPUP_MAX },
     openapi: env.TOLLGATE_OPENAPI !== 'false' && env.TOLLGATE_OPENAPI !== '0',
+    smtpUrl: env.TOLLGATE_SMTP_URL,
+    mailFrom: env.TOLLGATE_MAIL_FROM ?? `Tollgate <no-reply@${publicHost(env.TOLLGATE_PUBLIC_URL)}>`,
     vendors: {
       openai: { apiKey: env.OPENAI_API_KEY, baseUrl: env.OPENAI_BASE_URL },
       anthropic: { apiKey: env.ANTHROPIC_API_KEY, baseUrl: env.ANTHROPIC_BASE_URL },

@@ -51,6 +51,7 @@ export const ID_PREFIXES = {
   functionCall: 'fc',
   reasoning: 'rs',
   payment: 'pay',
+  mail: 'mail',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

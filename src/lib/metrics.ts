@@ -1,4 +1,4 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** The gateway's Prometheus metrics, one registry per app (tests build several apps in one process). */
 export class Metrics {
@@ -25,6 +25,28 @@ export class Metrics {
 
   constructor(readonly currency: string) {
     collectDefaultMetrics({ register: this.registry, prefix: 'tollgate_' });
+  }
+
+  /**
+   * Mail waiting to be sent and given up on (DESIGN §15), read from the outbox when /metrics is scraped. A failing read
+   * leaves the last values: a database blip must not fail the scrape.
+   */
+  watchMail(counts: () => Promise<{ pending: number; failed: number }>): void {
+    new Gauge({
+      name: 'tollgate_mail_messages',
+      help: 'Mail messages in the outbox by status (pending: queued or retrying; failed: given up)',
+      labelNames: ['status'],
+      registers: [this.registry],
+      async collect() {
+        try {
+          const current = await counts();
+          this.set({ status: 'pending' }, current.pending);
+          this.set({ status: 'failed' }, current.failed);
+        } catch {
+          // keep the last values
+        }
+      },
+    });
   }
 
   /** Records a vendor call's time to its response head; labelled children are cached (the call is on the hot path). */

@@ -1,7 +1,8 @@
 import type { Kysely, Transaction } from 'kysely';
 import { GatewayError } from '../core/errors.ts';
-import type { AccountsRepository, MemberChange, MemberChangeOutcome, NewUser, Org, OrgMember, Role, User } from '../features/accounts/accounts.ts';
-import { moneyText } from './money-sql.ts';
+import type { AccountRef, AccountsRepository, MemberChange, MemberChangeOutcome, NewUser, Org, OrgMember, Role, User } from '../features/accounts/accounts.ts';
+import { moneyText, moneyTextOrNull } from './money-sql.ts';
+import type { Money } from '../lib/money.ts';
 import type { Database } from './schema.ts';
 
 const USER_COLUMNS = ['id', 'name', 'email', 'operator', moneyText('balance_nano').as('balance')] as const;
@@ -54,6 +55,23 @@ export class SqlAccountsRepository implements AccountsRepository {
     if (changes.email !== undefined) values.email = changes.email;
     if (changes.operator !== undefined) values.operator = changes.operator ? 1 : 0;
     if (Object.keys(values).length > 0) await this.db.updateTable('users').set(values).where('id', '=', id).execute();
+  }
+
+  async lowBalanceAlert(account: AccountRef): Promise<Money | null | undefined> {
+    const row = await this.db
+      .selectFrom(account.type === 'user' ? 'users' : 'orgs')
+      .select(moneyTextOrNull('low_balance_alert_nano').as('alert'))
+      .where('id', '=', account.id)
+      .executeTakeFirst();
+    return row && (row.alert === null ? null : BigInt(row.alert));
+  }
+
+  async setLowBalanceAlert(account: AccountRef, threshold: Money | null): Promise<void> {
+    await this.db
+      .updateTable(account.type === 'user' ? 'users' : 'orgs')
+      .set({ low_balance_alert_nano: threshold })
+      .where('id', '=', account.id)
+      .execute();
   }
 
   async createOrg(org: { id: string; name: string; ownerId: string; promptCaching: boolean }, createdAt: number): Promise<void> {

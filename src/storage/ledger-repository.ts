@@ -1,8 +1,8 @@
 import { PostgresAdapter, sql, type Kysely, type Transaction } from 'kysely';
 import type { AccountRef } from '../features/accounts/accounts.ts';
-import type { AppendResult, LeaseUse, LedgerEntry, LedgerPosition, LedgerRepository } from '../features/billing/ledger.ts';
+import type { AppendResult, BalanceMove, BalanceWatcher, LeaseUse, LedgerEntry, LedgerPosition, LedgerRepository } from '../features/billing/ledger.ts';
 import type { Money } from '../lib/money.ts';
-import { moneyText } from './money-sql.ts';
+import { moneyText, moneyTextOrNull } from './money-sql.ts';
 import type { Database } from './schema.ts';
 
 const INSERT_CHUNK = 500;
@@ -10,9 +10,15 @@ const tableOf = (account: AccountRef): 'users' | 'orgs' => (account.type === 'us
 
 export class SqlLedgerRepository implements LedgerRepository {
   private readonly postgres: boolean;
+  private watcher: BalanceWatcher | undefined;
 
   constructor(private readonly db: Kysely<Database>) {
     this.postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  }
+
+  /** Low-balance alerts: told of moved balances of accounts with a threshold, in the write's transaction (mail, DESIGN §15). */
+  watch(watcher: BalanceWatcher): void {
+    this.watcher = watcher;
   }
 
   /**
@@ -56,16 +62,18 @@ export class SqlLedgerRepository implements LedgerRepository {
       }
       const balances = new Map<string, Money>();
       const reserved = new Map<string, Money>();
+      const watched: BalanceMove[] = [];
       // A fixed order of updates keeps two processes' batches from deadlocking on PostgreSQL.
       for (const [key, { account, delta, spent }] of [...deltas].sort(([a], [b]) => a.localeCompare(b))) {
         const row = await trx
           .updateTable(tableOf(account))
           .set({ balance_nano: sql`balance_nano + ${delta}` })
           .where('id', '=', account.id)
-          .returning(moneyText('balance_nano').as('balance'))
+          .returning([moneyText('balance_nano').as('balance'), moneyTextOrNull('low_balance_alert_nano').as('alert')])
           .executeTakeFirst();
         if (!row) throw new Error(`ledger entry for unknown account ${key}`);
         balances.set(key, BigInt(row.balance));
+        if (row.alert !== null) watched.push({ account, before: BigInt(row.balance) - delta, after: BigInt(row.balance), lowBalanceAlert: BigInt(row.alert) });
         if (lease && spent < 0n) {
           const left = await trx
             .updateTable('balance_leases')
@@ -78,6 +86,7 @@ export class SqlLedgerRepository implements LedgerRepository {
           if (left) reserved.set(key, BigInt(left.amount));
         }
       }
+      if (watched.length > 0 && this.watcher) await this.watcher(watched, trx);
       return { balances, reserved };
     };
     return transaction ? write(transaction) : this.db.transaction().execute(write);

@@ -20,6 +20,8 @@ export interface UsersTable {
   /** argon2id (PHC string). */
   password_hash: ColumnType<string | null, string | null | undefined, string | null>;
   operator: ColumnType<number, number | undefined, number>;
+  /** Mail when a debit takes the balance below this (migration 0022); null for no alert. */
+  low_balance_alert_nano: ColumnType<string | null, bigint | null | undefined, bigint | null>;
 }
 
 export interface SessionsTable {
@@ -38,6 +40,7 @@ export interface OrgsTable {
   balance_nano: MoneyColumn;
   prompt_caching: number;
   created_at: number;
+  low_balance_alert_nano: ColumnType<string | null, bigint | null | undefined, bigint | null>;
 }
 
 export interface OrgMembersTable {
@@ -485,4 +488,37 @@ export interface Database {
   providers: ProvidersTable;
   models: ModelsTable;
   settings: SettingsTable;
+  mail_outbox: MailOutboxTable;
+  account_tokens: AccountTokensTable;
+}
+
+/** A rendered message waiting for (or done with) its `mail.send` job (migration 0022). */
+export interface MailOutboxTable {
+  id: string;
+  kind: string;
+  to_address: string;
+  subject: string;
+  text_body: string;
+  html_body: string;
+  /** Fixed when queued, so a message sent again after a crash is recognisably the same one. */
+  message_id: string;
+  /** Unique when set: the same alert noticed twice is queued once. */
+  dedupe_key: string | null;
+  status: 'pending' | 'sent' | 'failed';
+  attempts: number;
+  last_error: string | null;
+  created_at: number;
+  sent_at: number | null;
+}
+
+/** A single-use link of an account (password reset, email change): only the token's SHA-256 is stored. */
+export interface AccountTokensTable {
+  token_hash: string;
+  purpose: 'password_reset' | 'email_change';
+  user_id: string;
+  /** The new address of an email change. */
+  email: string | null;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
 }

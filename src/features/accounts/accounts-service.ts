@@ -78,8 +78,8 @@ export class AccountsService {
     return this.repository.getUser(id);
   }
 
-  /** A user's own changes (PATCH /api/v1/me): the name, and the password when the current one is given right. */
-  async updateProfile(userId: string, changes: { name?: string | undefined; password?: { current: string; new: string } | undefined }): Promise<void> {
+  /** A user's own changes (PATCH /api/v1/me): the name, the low-balance threshold, and the password when the current one is given right. */
+  async updateProfile(userId: string, changes: { name?: string | undefined; password?: { current: string; new: string } | undefined; lowBalanceAlert?: Money | null | undefined }): Promise<void> {
     let passwordHash: string | undefined;
     if (changes.password) {
       const stored = await this.repository.passwordHash(userId);
@@ -90,6 +90,25 @@ export class AccountsService {
       passwordHash = await hashPassword(changes.password.new);
     }
     await this.repository.updateUser(userId, { ...(changes.name !== undefined ? { name: changes.name } : {}), ...(passwordHash ? { passwordHash } : {}) });
+    if (changes.lowBalanceAlert !== undefined) await this.setLowBalanceAlert({ type: 'user', id: userId }, changes.lowBalanceAlert, { type: 'user', id: userId, ip: null });
+  }
+
+  /** The balance below which a debit mails the account (the user, or an org's owners); null for no alert. */
+  async lowBalanceAlert(account: AccountRef): Promise<Money | null> {
+    return (await this.repository.lowBalanceAlert(account)) ?? null;
+  }
+
+  /** Sets or clears the low-balance threshold (DESIGN §15); the next debit that takes the balance below it mails once. */
+  async setLowBalanceAlert(account: AccountRef, threshold: Money | null, actor: Actor): Promise<void> {
+    if (threshold !== null && (threshold < 0n || threshold > MAX_BALANCE)) {
+      throw new GatewayError('invalid_request', 'lowBalanceAlert: must be a decimal amount from 0 to 9000000000, or null', { param: 'lowBalanceAlert' });
+    }
+    const before = await this.repository.lowBalanceAlert(account);
+    if (before === undefined) throw new GatewayError('not_found', `${account.type === 'user' ? 'User' : 'Organization'} '${account.id}' does not exist.`);
+    if (before === threshold) return;
+    await this.repository.setLowBalanceAlert(account, threshold);
+    const shown = (value: Money | null) => ({ lowBalanceAlert: value === null ? null : formatMoney(value) });
+    await this.audit.record(actor, `${account.type}.low_balance_alert`, account, { before: shown(before), after: shown(threshold), orgId: account.type === 'org' ? account.id : null });
   }
 
   /** The user's organisations with the user's role, each org's balance and settings (GET /api/v1/me). */

@@ -70,6 +70,9 @@ export interface AccountsRepository {
   members(orgId: string): Promise<OrgMember[]>;
   /** Changes a role or ends a membership, atomically refusing to leave the org without an owner. */
   changeMember(orgId: string, userId: string, change: MemberChange): Promise<MemberChangeOutcome>;
+  /** The account's low-balance threshold (DESIGN §15); null for none, undefined for an unknown account. */
+  lowBalanceAlert(account: AccountRef): Promise<Money | null | undefined>;
+  setLowBalanceAlert(account: AccountRef, threshold: Money | null): Promise<void>;
   /** Organisations the user belongs to, with the user's role in each. */
   membershipsOf(userId: string): Promise<Array<{ orgId: string; role: Role }>>;
 }

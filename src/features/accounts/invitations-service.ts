@@ -6,6 +6,8 @@ import { newId, randomBase62 } from '../../lib/ids.ts';
 import { hashPassword } from '../../lib/passwords.ts';
 import type { Actor } from '../audit/audit.ts';
 import type { AuditService } from '../audit/audit-service.ts';
+import type { MailOutbox } from '../mail/mail-outbox.ts';
+import { invitationMail } from '../mail/templates.ts';
 import { checkPassword, type AccountsService } from './accounts-service.ts';
 import type { Role, User } from './accounts.ts';
 import { invitationStatus, type Invitation, type InvitationsRepository } from './invitations.ts';
@@ -33,6 +35,8 @@ export class InvitationsService {
     private readonly audit: AuditService,
     private readonly clock: Clock,
     private readonly options: { signup: SignupMode; publicUrl: { base: string } },
+    /** Mails the invitee the link (DESIGN §15); without a mail server the answer's `url` is for the inviter to pass on. */
+    private readonly mail?: MailOutbox,
   ) {}
 
   async create(actor: Actor & { id: string }, orgId: string, input: { email: string; role: Role }): Promise<{ invitation: Invitation; token: string; url: string }> {
@@ -54,7 +58,13 @@ export class InvitationsService {
     };
     await this.repository.insert(invitation, sha256Hex(token));
     await this.audit.record(actor, 'invitation.create', { type: 'invitation', id: invitation.id }, { after: { email: invitation.email, role: invitation.role }, orgId });
-    return { invitation, token, url: `${this.options.publicUrl.base.replace(/\/+$/, '')}/invite/${token}` };
+    const url = `${this.options.publicUrl.base.replace(/\/+$/, '')}/invite/${token}`;
+    if (this.mail?.enabled) {
+      const [org, inviter] = [await this.accounts.getOrg(orgId), await this.accounts.getUser(actor.id)];
+      const content = invitationMail({ orgName: org?.name ?? orgId, inviter: inviter?.name ?? 'A member', role: invitation.role, url, expiresAt: invitation.expiresAt });
+      await this.mail.queue({ kind: 'invitation', to: invitation.email, ...content });
+    }
+    return { invitation, token, url };
   }
 
   async list(userId: string, orgId: string, limit: number, after: string | undefined): Promise<Invitation[]> {

@@ -3,6 +3,7 @@ import type { Actor } from '../audit/audit.ts';
 import type { AuditService } from '../audit/audit-service.ts';
 import type { AccountsService } from './accounts-service.ts';
 import type { AccountsRepository, Org, OrgMember, Role } from './accounts.ts';
+import type { Money } from '../../lib/money.ts';
 import { requireOwnerFor, requireRole } from './org-access.ts';
 
 /** An org as its members see it: settings, the balance after pending charges, the caller's role and the member list. */
@@ -10,6 +11,8 @@ export interface OrgDetails {
   org: Org;
   role: Role;
   members: OrgMember[];
+  /** Below this balance a debit mails the owners (DESIGN §15); null for no alert. */
+  lowBalanceAlert: Money | null;
 }
 
 /** Called after a membership ended, so what the member ran on the org's money (bots, keys) stops with it. */
@@ -40,7 +43,8 @@ export class OrgsService {
     const org = await this.accounts.getOrg(orgId);
     if (!org) throw new GatewayError('not_found', `Organization '${orgId}' does not exist.`);
     const balance = (await this.accounts.balance({ type: 'org', id: orgId })) ?? org.balance;
-    return { org: { ...org, balance }, role, members: await this.repository.members(orgId) };
+    const lowBalanceAlert = await this.accounts.lowBalanceAlert({ type: 'org', id: orgId });
+    return { org: { ...org, balance }, role, members: await this.repository.members(orgId), lowBalanceAlert };
   }
 
   /** A user starts an organisation of their own and owns it (as on OpenRouter); it starts with no balance. */
@@ -51,8 +55,13 @@ export class OrgsService {
   }
 
   /** Name and prompt caching (SPEC 4.2 rule 3): owners and admins only; business keys follow the new setting at once. */
-  async update(actor: Actor & { id: string }, orgId: string, changes: { name?: string | undefined; promptCaching?: boolean | undefined }): Promise<OrgDetails> {
+  async update(
+    actor: Actor & { id: string },
+    orgId: string,
+    changes: { name?: string | undefined; promptCaching?: boolean | undefined; lowBalanceAlert?: Money | null | undefined },
+  ): Promise<OrgDetails> {
     await requireRole(this.accounts, orgId, actor.id, 'manager');
+    if (changes.lowBalanceAlert !== undefined) await this.accounts.setLowBalanceAlert({ type: 'org', id: orgId }, changes.lowBalanceAlert, actor);
     await this.accounts.updateOrg(
       orgId,
       {

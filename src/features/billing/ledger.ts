@@ -30,6 +30,20 @@ export interface AppendResult {
   reserved: Map<string, Money>;
 }
 
+/** An account's balance before and after one ledger write, with its low-balance threshold (only accounts that have one). */
+export interface BalanceMove {
+  account: AccountRef;
+  before: Money;
+  after: Money;
+  lowBalanceAlert: Money;
+}
+
+/**
+ * Told, inside the ledger write's transaction, of the balances it moved on accounts with a low-balance threshold; what it
+ * writes with `transaction` commits (or rolls back) with the entries. Low-balance alerts (features/mail) are one.
+ */
+export type BalanceWatcher = (moves: readonly BalanceMove[], transaction: unknown) => Promise<void>;
+
 export interface LedgerRepository {
   /**
    * Writes the entries and moves each account's balance by the sum of its entries, in one transaction. An entry whose id is

@@ -17,6 +17,7 @@ import * as requestLog from './0016-request-log.ts';
 import * as vouchers from './0018-vouchers.ts';
 import * as responses from './0020-responses.ts';
 import * as payments from './0021-payments.ts';
+import * as mail from './0022-mail.ts';
 
 /** Migrations in order; a new one is a new file added here. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -38,6 +39,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0018-vouchers': vouchers,
   '0020-responses': responses,
   '0021-payments': payments,
+  '0022-mail': mail,
 };
 
 export const migrationProvider: MigrationProvider = {

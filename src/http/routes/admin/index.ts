@@ -20,6 +20,8 @@ import type { VouchersService } from '../../../features/vouchers/vouchers-servic
 import type { AuditService } from '../../../features/audit/audit-service.ts';
 import type { PaymentsService } from '../../../features/payments/payments-service.ts';
 import { registerAdminPaymentRoutes } from './payments.ts';
+import type { PasswordResetService } from '../../../features/accounts/password-reset-service.ts';
+import { registerPasswordResetRoute } from './password-reset.ts';
 
 /** The services the admin API is a door onto (the CLI and the management API call the same methods). */
 export interface AdminServices {
@@ -33,6 +35,7 @@ export interface AdminServices {
   audit: AuditService;
   directory: DirectoryService;
   orgs: OrgsService;
+  passwordReset: PasswordResetService;
   clock: Clock;
 }
 
@@ -53,6 +56,7 @@ export function registerAdminRoutes(app: FastifyInstance, services: AdminService
       registerAdminPaymentRoutes(admin, services.payments);
       registerAdminBotRoutes(admin, services.botIntegrations);
       registerDeliveryRoutes(admin, services.deliveries);
+      registerPasswordResetRoute(admin, services.passwordReset);
     },
   );
 }

@@ -7,21 +7,23 @@ import type { OrgMember } from '../../../features/accounts/accounts.ts';
 import { formatMoney } from '../../../lib/money.ts';
 import { actorOf } from './actor.ts';
 import { principalOf } from './me.ts';
+import { moneyInput } from '../admin/admin-schemas.ts';
 
 const orgName = z.string().trim().min(1).max(200);
 const orgCreate = z.object({ name: orgName });
-const orgPatch = z.object({ name: orgName.optional(), promptCaching: z.boolean().optional() });
+const orgPatch = z.object({ name: orgName.optional(), promptCaching: z.boolean().optional(), lowBalanceAlert: moneyInput.nullable().optional() });
 const rolePatch = z.object({ role: z.enum(['owner', 'admin', 'member']) });
 const orgParams = z.object({ id: z.string().min(1).max(200) });
 const memberParams = z.object({ id: z.string().min(1).max(200), userId: z.string().min(1).max(200) });
 
 export const memberView = (member: OrgMember) => ({ id: member.userId, email: member.email, name: member.name, role: member.role });
 
-const orgView = ({ org, role, members }: OrgDetails) => ({
+const orgView = ({ org, role, members, lowBalanceAlert }: OrgDetails) => ({
   id: org.id,
   name: org.name,
   balance: formatMoney(org.balance),
   promptCaching: org.promptCaching,
+  lowBalanceAlert: lowBalanceAlert === null ? null : formatMoney(lowBalanceAlert),
   role,
   members: members.map(memberView),
 });
