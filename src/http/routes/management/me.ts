@@ -38,7 +38,7 @@ export function registerMeRoutes(app: FastifyInstance, services: { accounts: Acc
 
   app.get('/api/v1/me', { config: { auth: 'user', name: 'me', doc: { summary: 'You: profile, balance and orgs' } } }, async (request) => me(principalOf(request)));
 
-  app.patch('/api/v1/me', { config: { auth: 'user', name: 'me.update', doc: { summary: 'Change your name or password', body: mePatch } } }, async (request) => {
+  app.patch('/api/v1/me', { config: { auth: 'user', name: 'me.update', doc: { summary: 'Change your name, password, email or low-balance alert', body: mePatch } } }, async (request) => {
     const principal = principalOf(request);
     const body = parseOrThrow(mePatch, request.body ?? {});
     // The email first: a wrong current password or a taken address changes nothing else.
