@@ -15,7 +15,7 @@ describe('serving the web app', () => {
   });
 
   test('the app\'s paths answer index.html, revalidated on every load, under a CSP that allows only this origin', async () => {
-    for (const path of ['/', '/login', '/signup', '/invite/abc', '/reset/abc', '/a/helper', '/console', '/console/keys', '/console/orgs/org_1/api']) {
+    for (const path of ['/', '/login', '/signup', '/invite/abc', '/reset/abc', '/confirm-email/abc', '/a/helper', '/console', '/console/keys', '/console/orgs/org_1/api']) {
       const response = await fetch(`${gw.url}${path}`);
       assert.equal(response.status, 200, path);
       assert.match(response.headers.get('content-type') ?? '', /^text\/html/, path);

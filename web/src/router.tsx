@@ -10,6 +10,7 @@ import { OrgPage } from './routes/console/org.tsx';
 import { OverviewPage } from './routes/console/overview.tsx';
 import { RequestsPage } from './routes/console/requests.tsx';
 import { UsagePage } from './routes/console/usage.tsx';
+import { ConfirmEmailPage } from './routes/confirm-email.tsx';
 import { InvitePage } from './routes/invite.tsx';
 import { LoginPage } from './routes/login.tsx';
 import { ResetPage } from './routes/reset.tsx';
@@ -46,6 +47,7 @@ const storefront = createRoute({ getParentRoute: () => root, path: '/', componen
 const signup = createRoute({ getParentRoute: () => root, path: '/signup', component: SignupPage });
 const invite = createRoute({ getParentRoute: () => root, path: '/invite/$token', component: InvitePage });
 const reset = createRoute({ getParentRoute: () => root, path: '/reset/$token', component: ResetPage });
+const confirmEmail = createRoute({ getParentRoute: () => root, path: '/confirm-email/$token', component: ConfirmEmailPage });
 
 const consoleRoot = createRoute({
   getParentRoute: () => root,
@@ -72,6 +74,7 @@ const routeTree = root.addChildren([
   signup,
   invite,
   reset,
+  confirmEmail,
   consoleRoot.addChildren([overview, keys, usage, requests, billing, bots, org, orgApi]),
 ]);
 

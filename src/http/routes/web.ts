@@ -18,7 +18,7 @@ export function findWebDist(start = dirname(fileURLToPath(import.meta.url))): st
 }
 
 /** The app's own paths (DESIGN §11 table); every other path stays the API's, with its JSON 404. */
-export const WEB_APP_PATHS = ['/', '/login', '/signup', '/invite/*', '/reset/*', '/a/*', '/console', '/console/*'] as const;
+export const WEB_APP_PATHS = ['/', '/login', '/signup', '/invite/*', '/reset/*', '/confirm-email/*', '/a/*', '/console', '/console/*'] as const;
 
 /**
  * Nothing but the gateway's own origin: scripts, styles, fonts, images (and `data:` images such as the empty favicon),
