@@ -169,3 +169,25 @@ export interface CatalogModel {
   shutdown_date: string | null;
   deprecation_redirect_to: string | null;
 }
+
+/** GET /api/v1/payments/options: whether card top-ups are on, and their bounds (decimal text). */
+export interface PaymentOptions {
+  enabled: boolean;
+  currency: string;
+  min: string;
+  max: string;
+}
+
+/** A card top-up (GET /api/v1/payments, POST /api/v1/payments/checkout adds `url`). */
+export interface Payment {
+  id: string;
+  sessionId: string;
+  account: { type: 'user' | 'org'; id: string };
+  amount: string;
+  currency: string;
+  status: 'pending' | 'paid' | 'expired';
+  refundedMinor: number;
+  lostDispute: string | null;
+  createdAt: string;
+  paidAt: string | null;
+}

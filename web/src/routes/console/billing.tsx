@@ -2,11 +2,12 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api, query } from '../../api/client.ts';
 import { useMe } from '../../api/session.ts';
-import type { LedgerEntry, List } from '../../api/types.ts';
+import type { LedgerEntry, List, Payment, PaymentOptions } from '../../api/types.ts';
 import { ErrorNote, Loading } from '../../components/status.tsx';
 import { shortTime } from '../../lib/dates.ts';
+import { toMicros } from '../../lib/money.ts';
 
-/** /console/billing: balances, redeem a voucher, the ledger of the chosen account. */
+/** /console/billing: balances, top up by card, redeem a voucher, the ledger and card payments of the chosen account. */
 export function BillingPage() {
   const me = useMe();
   const [account, setAccount] = useState('');
@@ -41,6 +42,7 @@ export function BillingPage() {
           </table>
         ) : null}
       </section>
+      <CardTopUp />
       <RedeemVoucher />
       <section aria-labelledby="ledger">
         <h2 id="ledger">Ledger</h2>
@@ -88,7 +90,128 @@ export function BillingPage() {
           </div>
         ) : null}
       </section>
+      <CardPayments account={account} />
     </>
+  );
+}
+
+const paymentOptionsQuery = { queryKey: ['payment-options'], queryFn: () => api<PaymentOptions>('GET', '/api/v1/payments/options'), staleTime: 60_000 };
+
+/** Back from Stripe Checkout: its success and cancel URLs carry ?payment=<id> (and &cancelled=1). */
+function CheckoutReturn() {
+  const search = new URLSearchParams(window.location.search);
+  if (!search.get('payment')) return null;
+  return search.get('cancelled') ? (
+    <p role="status">The card payment was cancelled; nothing was charged.</p>
+  ) : (
+    <p role="status">Thank you. The balance rises as soon as the card payment is confirmed (usually within a minute).</p>
+  );
+}
+
+/** "Top up by card": shown only when the gateway has card payments on; sends the browser to the Checkout page the API made. */
+function CardTopUp() {
+  const me = useMe();
+  const options = useQuery(paymentOptionsQuery);
+  const [error, setError] = useState<unknown>(null);
+  const checkout = useMutation({
+    mutationFn: (body: { amount: string; orgId?: string }) => api<Payment & { url: string }>('POST', '/api/v1/payments/checkout', body),
+    onSuccess: (payment) => window.location.assign(payment.url),
+  });
+  if (!options.data?.enabled) return <CheckoutReturn />;
+  const { min, max, currency } = options.data;
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    setError(null);
+    const form = new FormData(event.currentTarget);
+    const amount = String(form.get('amount') ?? '').trim();
+    const orgId = String(form.get('orgId') ?? '');
+    if (!/^\d+(\.\d+)?$/.test(amount) || toMicros(amount) < toMicros(min) || toMicros(amount) > toMicros(max)) {
+      setError(new Error(`enter an amount from ${min} to ${max} ${currency.toUpperCase()}`));
+      return;
+    }
+    checkout.mutate({ amount, ...(orgId ? { orgId } : {}) });
+  };
+  return (
+    <section aria-labelledby="top-up">
+      <h2 id="top-up">Top up by card</h2>
+      <CheckoutReturn />
+      <form onSubmit={submit} className="row" noValidate>
+        <label>
+          Amount ({currency.toUpperCase()})
+          <input name="amount" inputMode="decimal" autoComplete="off" required placeholder={min} aria-describedby="top-up-bounds" />
+        </label>
+        <label>
+          Credit to
+          <select name="orgId" defaultValue="">
+            <option value="">You</option>
+            {me.data?.orgs
+              .filter((org) => org.role !== 'member')
+              .map((org) => (
+                <option key={org.id} value={org.id}>
+                  {org.name}
+                </option>
+              ))}
+          </select>
+        </label>
+        <button type="submit" disabled={checkout.isPending || checkout.isSuccess}>
+          Pay by card
+        </button>
+      </form>
+      <p id="top-up-bounds" className="muted">
+        From {min} to {max} {currency.toUpperCase()}. You pay on Stripe's page; the balance rises once the payment is confirmed.
+      </p>
+      <ErrorNote error={error} what="Top-up" />
+      <ErrorNote error={checkout.error} what="Starting the card payment failed" />
+      {checkout.isSuccess ? <p role="status">Opening the payment page…</p> : null}
+    </section>
+  );
+}
+
+/** The chosen account's card top-ups, newest first (hidden when card payments are off and there are none). */
+function CardPayments({ account }: { account: string }) {
+  const options = useQuery(paymentOptionsQuery);
+  const payments = useQuery({
+    queryKey: ['payments', account],
+    queryFn: () => api<List<Payment>>('GET', `/api/v1/payments${query({ limit: 50, orgId: account })}`),
+    enabled: options.data?.enabled === true,
+  });
+  if (!options.data?.enabled) return null;
+  return (
+    <section aria-labelledby="payments">
+      <h2 id="payments">Card payments</h2>
+      {payments.isPending ? <Loading what="card payments" /> : null}
+      <ErrorNote error={payments.error} what="Loading card payments" />
+      {payments.data && payments.data.data.length === 0 ? <p className="empty">No card payments for this account yet.</p> : null}
+      {payments.data && payments.data.data.length > 0 ? (
+        <div className="table-scroll">
+          <table>
+            <caption>Card payments of the account chosen above, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Started (UTC)</th>
+                <th scope="col">Amount</th>
+                <th scope="col">Status</th>
+                <th scope="col">Paid (UTC)</th>
+                <th scope="col">Refunded (smallest unit)</th>
+              </tr>
+            </thead>
+            <tbody>
+              {payments.data.data.map((payment) => (
+                <tr key={payment.id}>
+                  <td>{shortTime(payment.createdAt)}</td>
+                  <td className="number">
+                    {payment.amount} {payment.currency.toUpperCase()}
+                  </td>
+                  <td>{payment.lostDispute ? 'disputed (debited)' : payment.status}</td>
+                  <td>{payment.paidAt ? shortTime(payment.paidAt) : '—'}</td>
+                  <td className="number">{payment.refundedMinor > 0 ? payment.refundedMinor : '—'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+    </section>
   );
 }
 
