@@ -2,6 +2,7 @@ import { createRootRoute, createRoute, createRouter, Link, Outlet, redirect } fr
 import { queryClient } from './api/query-client.ts';
 import { sessionQuery } from './api/session.ts';
 import { ConsoleLayout } from './components/console-layout.tsx';
+import { AdminModelsPage } from './routes/console/admin/models.tsx';
 import { BillingPage } from './routes/console/billing.tsx';
 import { BotsPage } from './routes/console/bots.tsx';
 import { KeysPage } from './routes/console/keys.tsx';
@@ -66,6 +67,7 @@ const requests = createRoute({ getParentRoute: () => consoleRoot, path: '/reques
 const billing = createRoute({ getParentRoute: () => consoleRoot, path: '/billing', component: BillingPage });
 const bots = createRoute({ getParentRoute: () => consoleRoot, path: '/bots', component: BotsPage });
 const org = createRoute({ getParentRoute: () => consoleRoot, path: '/orgs/$id', component: OrgPage });
+const adminModels = createRoute({ getParentRoute: () => consoleRoot, path: '/admin/models', component: AdminModelsPage });
 const orgApi = createRoute({ getParentRoute: () => consoleRoot, path: '/orgs/$id/api', component: OrgApiPage });
 
 const routeTree = root.addChildren([
@@ -75,7 +77,7 @@ const routeTree = root.addChildren([
   invite,
   reset,
   confirmEmail,
-  consoleRoot.addChildren([overview, keys, usage, requests, billing, bots, org, orgApi]),
+  consoleRoot.addChildren([overview, keys, usage, requests, billing, bots, org, orgApi, adminModels]),
 ]);
 
 export const router = createRouter({ routeTree, defaultPreload: 'intent' });

@@ -191,3 +191,33 @@ export interface Payment {
   createdAt: string;
   paidAt: string | null;
 }
+
+/** A catalog entry as GET /admin/v1/models shows it (prices per 1,000 tokens, decimal text). */
+export interface AdminModel {
+  id: string;
+  kind: string;
+  title: string;
+  provider: string;
+  cost_context: string;
+  cost_completion: string;
+  cost_request?: string;
+  cost_minute?: string;
+  deprecated: boolean;
+  deprecated_at: string | null;
+  deprecation_redirect_to: string | null;
+}
+
+/** GET /admin/v1/keys/:id, as far as the operator pages read it. */
+export interface AdminKey {
+  id: string;
+  name: string;
+  userId: string;
+  orgId: string | null;
+}
+
+/** GET /admin/v1/users/:id, as far as the operator pages read it. */
+export interface AdminUser {
+  id: string;
+  name: string;
+  email: string | null;
+}

@@ -66,6 +66,13 @@ function ConsoleNav() {
               </Link>
             </li>
           ))}
+          {me.data?.operator ? (
+            <li>
+              <Link to="/console/admin/models" activeProps={{ 'aria-current': 'page' }}>
+                Models (operator)
+              </Link>
+            </li>
+          ) : null}
         </ul>
       </nav>
       <div className="who">

@@ -1,0 +1,207 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { api, query } from '../../../api/client.ts';
+import { useSession } from '../../../api/session.ts';
+import type { AdminKey, AdminModel, AdminUser, List, UsageRow } from '../../../api/types.ts';
+import { ErrorNote, Loading } from '../../../components/status.tsx';
+import { daysAgo, shortTime, today } from '../../../lib/dates.ts';
+
+const modelsQuery = { queryKey: ['admin', 'models'], queryFn: () => api<List<AdminModel>>('GET', '/admin/v1/models') };
+
+/** /console/admin/models (operators only): the catalog with prices editable in place, and retirement with an analogue. */
+export function AdminModelsPage() {
+  const session = useSession();
+  const models = useQuery({ ...modelsQuery, enabled: session.data?.user.operator === true });
+  const [retiring, setRetiring] = useState<string | null>(null);
+  if (!session.data?.user.operator) {
+    return (
+      <>
+        <h1>Models</h1>
+        <p role="alert" className="error">
+          This page is for the gateway's operators.
+        </p>
+      </>
+    );
+  }
+  const target = models.data?.data.find((model) => model.id === retiring);
+  return (
+    <>
+      <h1>Models</h1>
+      <p className="muted">Prices are per 1,000 tokens in the gateway's currency. Changes apply on every process within a second and are kept by `tollgate models import`.</p>
+      {models.isPending ? <Loading what="the catalog" /> : null}
+      <ErrorNote error={models.error} what="Loading the catalog" />
+      {target ? <RetireForm key={target.id} model={target} models={models.data?.data ?? []} onDone={() => setRetiring(null)} /> : null}
+      {models.data ? (
+        <div className="table-scroll">
+          <table>
+            <caption>The catalog: {models.data.data.length} models</caption>
+            <thead>
+              <tr>
+                <th scope="col">Model</th>
+                <th scope="col">Kind</th>
+                <th scope="col">Prices (input / output per 1K tokens)</th>
+                <th scope="col">Retirement</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {models.data.data.map((model) => (
+                <ModelRow key={model.id} model={model} onRetire={() => setRetiring(model.id)} />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+    </>
+  );
+}
+
+function ModelRow({ model, onRetire }: { model: AdminModel; onRetire: () => void }) {
+  const client = useQueryClient();
+  const save = useMutation({
+    mutationFn: (body: Record<string, unknown>) => api<AdminModel>('PATCH', `/admin/v1/models/${encodeURIComponent(model.id)}`, body),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['admin', 'models'] }),
+  });
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    save.mutate({ cost_context: String(form.get('cost_context') ?? '').trim(), cost_completion: String(form.get('cost_completion') ?? '').trim() });
+  };
+  const formId = `prices-${model.id}`;
+  return (
+    <tr>
+      <th scope="row">
+        {model.id}
+        {model.title && model.title !== model.id ? <div className="muted">{model.title}</div> : null}
+      </th>
+      <td>{model.kind}</td>
+      <td>
+        <form id={formId} onSubmit={submit} className="row">
+          <input name="cost_context" defaultValue={model.cost_context} inputMode="decimal" size={9} aria-label={`Input price of ${model.id}`} required />
+          <input name="cost_completion" defaultValue={model.cost_completion} inputMode="decimal" size={9} aria-label={`Output price of ${model.id}`} required />
+          <button type="submit" disabled={save.isPending} aria-label={`Save prices of ${model.id}`}>
+            Save
+          </button>
+        </form>
+        {model.cost_request !== undefined ? <div className="muted">per request: {model.cost_request}</div> : null}
+        {model.cost_minute !== undefined ? <div className="muted">per minute: {model.cost_minute}</div> : null}
+        <ErrorNote error={save.error} what={`Saving prices of ${model.id} failed`} />
+        {save.isSuccess ? <p role="status">Saved.</p> : null}
+      </td>
+      <td>
+        {model.deprecated_at ? (
+          <>
+            {model.deprecated ? 'retired' : 'retires'} {shortTime(model.deprecated_at).slice(0, 10)}
+            <div className="muted">{model.deprecation_redirect_to ? `analogue: ${model.deprecation_redirect_to}` : 'no analogue (410)'}</div>
+          </>
+        ) : (
+          '—'
+        )}
+      </td>
+      <td>
+        <button type="button" onClick={onRetire} aria-label={`Retire ${model.id}`}>
+          {model.deprecated_at ? 'Change retirement' : 'Retire'}
+        </button>
+        {model.deprecated_at ? (
+          <button type="button" onClick={() => save.mutate({ deprecated_at: null, deprecation_redirect_to: null })} aria-label={`Cancel retirement of ${model.id}`}>
+            Cancel retirement
+          </button>
+        ) : null}
+      </td>
+    </tr>
+  );
+}
+
+/** Who called the model in the last 7 UTC days: /admin/v1/usage has no model filter, so it is grouped by model and key and filtered here. */
+async function recentCallers(modelId: string): Promise<Array<{ key: AdminKey | { id: string; name: string; userId: null; orgId: null }; user: AdminUser | null; requests: number; cost: string }>> {
+  const usage = await api<List<UsageRow>>('GET', `/admin/v1/usage${query({ from: daysAgo(6), to: today(), groupBy: 'model,key' })}`);
+  const rows = usage.data.filter((row) => row.model === modelId && row.keyId);
+  return Promise.all(
+    rows.map(async (row) => {
+      const key = await api<AdminKey>('GET', `/admin/v1/keys/${encodeURIComponent(row.keyId!)}`).catch(() => ({ id: row.keyId!, name: '(deleted key)', userId: null, orgId: null }));
+      const user = key.userId ? await api<AdminUser>('GET', `/admin/v1/users/${encodeURIComponent(key.userId)}`).catch(() => null) : null;
+      return { key, user, requests: row.requests, cost: row.cost };
+    }),
+  );
+}
+
+function RetireForm({ model, models, onDone }: { model: AdminModel; models: AdminModel[]; onDone: () => void }) {
+  const client = useQueryClient();
+  const callers = useQuery({ queryKey: ['admin', 'callers', model.id], queryFn: () => recentCallers(model.id), staleTime: 0 });
+  const retire = useMutation({
+    mutationFn: (body: { deprecated_at: string; deprecation_redirect_to: string | null }) => api<AdminModel>('PATCH', `/admin/v1/models/${encodeURIComponent(model.id)}`, body),
+    onSuccess: async () => {
+      await client.invalidateQueries({ queryKey: ['admin', 'models'] });
+      onDone();
+    },
+  });
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    const analogue = String(form.get('analogue') ?? '');
+    retire.mutate({ deprecated_at: `${String(form.get('date'))}T00:00:00.000Z`, deprecation_redirect_to: analogue || null });
+  };
+  const analogues = models.filter((candidate) => candidate.id !== model.id && candidate.kind === model.kind && !candidate.deprecated);
+  return (
+    <section aria-labelledby="retire-heading" className="panel">
+      <h2 id="retire-heading">Retire {model.id}</h2>
+      <h3>Called in the last 7 days</h3>
+      {callers.isPending ? <Loading what="who called it" /> : null}
+      <ErrorNote error={callers.error} what="Loading who called it" />
+      {callers.data && callers.data.length === 0 ? <p className="empty">No key called {model.id} in the last 7 days.</p> : null}
+      {callers.data && callers.data.length > 0 ? (
+        <div className="table-scroll">
+          <table>
+            <caption>Keys that called {model.id} in the last 7 days</caption>
+            <thead>
+              <tr>
+                <th scope="col">Key</th>
+                <th scope="col">Key id</th>
+                <th scope="col">User</th>
+                <th scope="col">Requests</th>
+                <th scope="col">Cost</th>
+              </tr>
+            </thead>
+            <tbody>
+              {callers.data.map((caller) => (
+                <tr key={caller.key.id}>
+                  <th scope="row">{caller.key.name}</th>
+                  <td>{caller.key.id}</td>
+                  <td>{caller.user ? `${caller.user.name}${caller.user.email ? ` <${caller.user.email}>` : ''}` : '—'}</td>
+                  <td className="number">{caller.requests}</td>
+                  <td className="number">{caller.cost}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+      <form onSubmit={submit}>
+        <label>
+          Retirement date (UTC, from the start of the day)
+          <input name="date" type="date" required defaultValue={model.deprecated_at ? model.deprecated_at.slice(0, 10) : today()} />
+        </label>
+        <label>
+          Analogue
+          <select name="analogue" defaultValue={model.deprecation_redirect_to ?? ''}>
+            <option value="">None: requests fail with 410 after the date</option>
+            {analogues.map((candidate) => (
+              <option key={candidate.id} value={candidate.id}>
+                {candidate.id}
+              </option>
+            ))}
+          </select>
+        </label>
+        <ErrorNote error={retire.error} what="Retiring failed" />
+        <div className="actions">
+          <button type="button" onClick={onDone}>
+            Cancel
+          </button>
+          <button type="submit" className="danger" disabled={!callers.isSuccess || retire.isPending}>
+            Confirm retirement
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}
