@@ -1,6 +1,6 @@
 import { PostgresAdapter, sql, type Kysely, type SelectQueryBuilder, type Selectable, type Transaction } from 'kysely';
 import type { AccountRef } from '../features/accounts/accounts.ts';
-import { ADJUSTMENT_GRACE_MS, dayOf, type CostAdjustment, type LogScope, type RequestLogRepository, type RequestLogRow, type RequestsQuery, type UsageQuery, type UsageRow } from '../features/usage/request-log.ts';
+import { dayOf, type CostAdjustment, type LogScope, type RequestLogRepository, type RequestLogRow, type RequestsQuery, type UsageQuery, type UsageRow } from '../features/usage/request-log.ts';
 import { moneyText } from './money-sql.ts';
 import type { Database, UsageAdjustmentsTable, UsageDailyTable } from './schema.ts';
 
@@ -148,11 +148,9 @@ export class SqlRequestLogRepository implements RequestLogRepository {
   }
 
   async maintain(now: number, cutoff: number): Promise<void> {
-    // Adjustments whose request's row never came (lost in a crash, or written by no one) count on their fallback rollups.
-    await this.db.transaction().execute(async (trx) => {
-      const stale = await trx.deleteFrom('usage_adjustments').where('created_at', '<', now - ADJUSTMENT_GRACE_MS).returningAll().execute();
-      await upsertRollups(trx, stale.map(fallbackRollup));
-    });
+    // Adjustments that waited longer than rows are kept: their request's row was lost (kill -9 before its batch was written).
+    // The rollups lack that row's charge, so they must lack its refund too: dropped, not applied.
+    await this.db.deleteFrom('usage_adjustments').where('created_at', '<', cutoff).execute();
     if (!this.postgres) {
       await this.db.deleteFrom('request_log').where('created_at', '<', cutoff).execute();
       return;
@@ -308,7 +306,7 @@ async function claimWaiting(trx: Transaction<Database>, postgres: boolean, taskI
  * Moves the usage rollups by a task's refund or correction, in the caller's transaction (the one that writes the ledger
  * entry, whose id keys the adjustment, and that has already written the task's row). The request that created the task
  * counts it when its log row is written; else the adjustment waits for the row (the request-log writer applies it), or —
- * when the task is older than ADJUSTMENT_GRACE_MS, so no row is coming — counts on its fallback rollup at once.
+ * when the task is older than the log keeps rows, so its row is gone — counts on its fallback rollup at once.
  */
 export async function adjustUsage(trx: Transaction<Database>, adjustment: CostAdjustment): Promise<void> {
   const row = await trx
@@ -336,7 +334,7 @@ export async function adjustUsage(trx: Transaction<Database>, adjustment: CostAd
     endpoint: fallback.endpoint,
     created_at: adjustment.at,
   };
-  if (adjustment.at - adjustment.requestAt > ADJUSTMENT_GRACE_MS) {
+  if (adjustment.requestAt < adjustment.rowsKeptFrom) {
     await upsertRollups(trx, [fallbackRollup(waiting)]);
     return;
   }

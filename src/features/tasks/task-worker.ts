@@ -32,7 +32,7 @@ export interface TaskWorkerDependencies {
   /** Told when a task is settled, so a request waiting for it (POST /v1/media/generate) answers at once. */
   completions?: TaskCompletions;
   /** When on, refunds and corrections move the usage of the request that created the task (in their own transaction). */
-  requestLog?: Pick<RequestLog, 'enabled'>;
+  requestLog?: Pick<RequestLog, 'enabled' | 'rowsKeptFrom'>;
 }
 
 /**
@@ -118,9 +118,10 @@ export class TaskWorker {
    * in the task's settling transaction, keyed by the ledger entry, so the move is neither lost nor counted twice.
    */
   private refunding(task: Task, entry: LedgerEntry, now: number): { refund: LedgerEntry; usage?: CostAdjustment } {
-    if (!this.dependencies.requestLog?.enabled) return { refund: entry };
+    const log = this.dependencies.requestLog;
+    if (!log?.enabled) return { refund: entry };
     const fallback = { account: task.payer, day: dayOf(now), model: task.model, keyId: task.keyId, userId: task.userId, endpoint: `task.${task.kind}` };
-    return { refund: entry, usage: { id: entry.id, taskId: task.id, cost: -entry.amount, at: now, requestAt: task.createdAt, fallback } };
+    return { refund: entry, usage: { id: entry.id, taskId: task.id, cost: -entry.amount, at: now, requestAt: task.createdAt, rowsKeptFrom: log.rowsKeptFrom(now), fallback } };
   }
 
   private async store(task: Task, files: MediaFile[]): Promise<TaskFile[]> {

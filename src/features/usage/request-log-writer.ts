@@ -71,6 +71,11 @@ export class RequestLog {
     return this.options.enabled;
   }
 
+  /** The retention cutoff at `now`: rows of requests made before it are gone (or about to go). */
+  rowsKeptFrom(now: number): number {
+    return now - this.options.retentionDays * DAY_MS;
+  }
+
   private readonly settled = (trace: RequestTrace): void => {
     this.open.delete(trace.id);
     const row = this.options.enabled && !this.closed ? rowOf(trace) : undefined;

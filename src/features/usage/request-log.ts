@@ -39,8 +39,9 @@ export interface RequestLogRow {
  * A later change of a request's cost (a failed task's refund, a transcription's correction): it moves the cost of the
  * rollup the request counted in, found through the task id, and leaves the log row as charged. It is written in the task's
  * own refund transaction (storage/tasks-repository.ts), keyed by the ledger entry's id, so it is neither lost in a crash
- * nor counted twice. When the request's row is not written yet it waits (table usage_adjustments) and is applied with the
- * row; when no row comes (past retention, lost in a crash) it counts on the `fallback` rollup (the day it happened).
+ * nor counted twice. When the request's row is not written yet it waits (table usage_adjustments) and the request-log
+ * writer applies it with the row. When the row is gone because the task is older than the log keeps rows, it counts on the
+ * `fallback` rollup (the day it happened).
  */
 export interface CostAdjustment {
   /** The id of the ledger entry (refund or further charge) this adjustment mirrors. */
@@ -52,14 +53,10 @@ export interface CostAdjustment {
   at: number;
   /** When the task (so the request that created it) was made (Unix ms). */
   requestAt: number;
+  /** The retention cutoff now (Unix ms): a request made before it has no row any more. */
+  rowsKeptFrom: number;
   fallback: { account: AccountRef; day: string; model: string; keyId: string; userId: string; endpoint: string };
 }
-
-/**
- * How long an adjustment waits for its request's row before counting on its fallback rollup. Rows are written within a
- * flush window (milliseconds) of their request's end, so a row still missing after this was lost or removed.
- */
-export const ADJUSTMENT_GRACE_MS = 10 * 60_000;
 
 export type UsageDimension = 'day' | 'model' | 'key' | 'endpoint';
 
@@ -111,7 +108,8 @@ export interface RequestLogRepository {
   usage(query: UsageQuery): Promise<UsageRow[]>;
   /**
    * Deletes (SQLite) or drops the partitions of (PostgreSQL) rows created before `cutoff`, prepares the partitions of the
-   * days around `now`, and applies adjustments that waited longer than ADJUSTMENT_GRACE_MS to their fallback rollups.
+   * days around `now`, and drops adjustments that waited since before `cutoff` for a row that never came (lost in a crash:
+   * as the row's charge is missing from the rollups, so is its refund).
    */
   maintain(now: number, cutoff: number): Promise<void>;
 }
