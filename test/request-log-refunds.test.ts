@@ -43,7 +43,7 @@ async function sums(gw: TestGateway, client: SignedInClient, userId: string): Pr
 }
 
 /** A customer who made one chat completion and one image task that the vendor refuses (run it with runDue). */
-async function customerWithFailingTask(gw: TestGateway): Promise<{ client: SignedInClient; userId: string; taskId: string; key: string; createdCost: bigint }> {
+async function customerWithFailingTask(gw: TestGateway): Promise<{ client: SignedInClient; customer: Awaited<ReturnType<typeof createCustomer>>; userId: string; taskId: string; key: string; createdCost: bigint }> {
   const customer = await createCustomer(gw, { balance: '5.00' });
   const key = (await gw.admin<{ key: string }>('POST', '/keys', { userId: customer.userId })).body.key;
   await (await post(gw, '/v1/chat/completions', key, { model: 'gpt-4.1-nano', messages: hello })).text();
@@ -53,7 +53,7 @@ async function customerWithFailingTask(gw: TestGateway): Promise<{ client: Signe
   const createdCost = nanos(created.headers.get('x-tollgate-cost') ?? '0');
   assert.ok(createdCost > 0n, 'the task is charged at creation');
   const taskId = ((await created.json()) as { id: string }).id;
-  return { client: await signIn(gw, customer), userId: customer.userId, taskId, key, createdCost };
+  return { client: await signIn(gw, customer), customer, userId: customer.userId, taskId, key, createdCost };
 }
 
 async function runAndFail(gw: TestGateway, task: { taskId: string; key: string }): Promise<void> {
@@ -157,6 +157,26 @@ for (const database of ['sqlite', 'postgres'] as const) {
       assert.equal(after.imagine, 0n, 'the refund moved the rollup of the request that created the task');
       assert.ok(before.usage - after.usage > 0n, 'the refund is in /usage');
       writer['stopped'] = false;
+    });
+
+    test("a refund after the request's row is past retention counts on its own day under task.<kind>; nothing waits", async () => {
+      const task = await customerWithFailingTask(gw);
+      const { userId, createdCost } = task;
+      await gw.app.services.requestLog.idle();
+      gw.clock.set(Date.parse('2026-12-05T10:00:00Z'));
+      await gw.app.services.requestLog.maintain(true);
+      const client = await signIn(gw, task.customer);
+      assert.equal((await client.call<List<Row>>('GET', '/requests')).body.data.length, 0, 'the rows of 2026-11-01 are gone');
+
+      await runAndFail(gw, task);
+      await gw.app.services.book.flush();
+      const usage = (await client.call<List<UsageRow & { day: string }>>('GET', '/usage?from=2026-11-01&to=2026-12-05&groupBy=day,endpoint')).body.data;
+      const rows = (await ledger(gw, { userId })).filter((row) => row.kind === 'charge' || row.kind === 'refund');
+      assert.equal(usage.reduce((sum, row) => sum + nanos(row.cost), 0n), -rows.reduce((sum, row) => sum + nanos(row.amount), 0n), 'Σ usage = Σ ledger');
+      const refunded = usage.filter((row) => row.day === '2026-12-05' && nanos(row.cost) !== 0n);
+      assert.deepEqual(refunded.map((row) => ({ endpoint: row.endpoint, cost: nanos(row.cost) })), [{ endpoint: 'task.imagine', cost: -createdCost }]);
+      const waiting = await gw.storage.db.selectFrom('usage_adjustments').select('id').execute();
+      assert.equal(waiting.length, 0, 'no adjustment left waiting for a row');
     });
   });
 }

@@ -299,7 +299,11 @@ async function claimWaiting(trx: Transaction<Database>, postgres: boolean, taskI
   if (taskIds.length === 0) return [];
   taskIds.sort();
   if (postgres) await trx.selectFrom('tasks').select('id').where('id', 'in', taskIds).orderBy('id').forUpdate().execute();
-  return trx.deleteFrom('usage_adjustments').where('task_id', 'in', taskIds).returningAll().execute();
+  return trx
+    .deleteFrom('usage_adjustments')
+    .where('task_id', 'in', taskIds)
+    .returning(['id', 'task_id', moneyText('cost_nano').as('cost_nano'), 'account_type', 'account_id', 'day', 'model', 'key_id', 'user_id', 'endpoint', 'created_at'])
+    .execute();
 }
 
 /**
