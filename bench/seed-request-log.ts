@@ -41,6 +41,6 @@ export async function seedRequestLog(gateway: TestGateway, userId: string, keys:
         taskId: null,
       });
     }
-    await repository.append(rows, []);
+    await repository.append(rows);
   }
 }

@@ -1,8 +1,8 @@
-import { PostgresAdapter, sql, type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely';
+import { PostgresAdapter, sql, type Kysely, type SelectQueryBuilder, type Selectable, type Transaction } from 'kysely';
 import type { AccountRef } from '../features/accounts/accounts.ts';
 import { dayOf, type CostAdjustment, type LogScope, type RequestLogRepository, type RequestLogRow, type RequestsQuery, type UsageQuery, type UsageRow } from '../features/usage/request-log.ts';
 import { moneyText } from './money-sql.ts';
-import type { Database, UsageDailyTable } from './schema.ts';
+import type { Database, UsageAdjustmentsTable, UsageDailyTable } from './schema.ts';
 
 const INSERT_CHUNK = 500;
 const DAY_MS = 86_400_000;
@@ -50,51 +50,25 @@ export class SqlRequestLogRepository implements RequestLogRepository {
     return new Set(result.rows.map((row) => row.id));
   }
 
-  async append(rows: readonly RequestLogRow[], adjustments: readonly CostAdjustment[]): Promise<void> {
+  async append(rows: readonly RequestLogRow[]): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
       const rollups = new Map<string, Rollup>();
+      const created = new Map<string, RequestLogRow>();
       for (let start = 0; start < rows.length; start += INSERT_CHUNK) {
         const chunk = rows.slice(start, start + INSERT_CHUNK);
         const inserted = await this.insertRows(trx, chunk);
-        for (const row of chunk) if (inserted.has(row.id)) addRow(rollups, row);
+        for (const row of chunk) {
+          if (!inserted.has(row.id)) continue;
+          addRow(rollups, row);
+          if (row.taskId !== null) created.set(row.taskId, row);
+        }
       }
-      // After the rows: an adjustment whose request is in this same batch finds it.
-      for (const adjustment of adjustments) addAdjustment(rollups, adjustment, await this.rollupOfTask(trx, adjustment.taskId));
-      await this.upsertRollups(trx, [...rollups.values()]);
+      // Refunds that came before their request's row (only rows inserted now: a retried batch finds none to apply again).
+      for (const pending of await claimWaiting(trx, this.postgres, [...created.keys()])) {
+        merge(rollups, { ...rollupOf(created.get(pending.task_id)!), cost_nano: BigInt(pending.cost_nano) });
+      }
+      await upsertRollups(trx, [...rollups.values()]);
     });
-  }
-
-  private async rollupOfTask(trx: Transaction<Database>, taskId: string): Promise<Rollup | undefined> {
-    const row = await trx
-      .selectFrom('request_log')
-      .select(['account_type', 'account_id', 'created_at', 'model', 'key_id', 'endpoint', 'user_id'])
-      .where('task_id', '=', taskId)
-      .limit(1)
-      .executeTakeFirst();
-    if (!row) return undefined;
-    return { ...emptyRollup(), account_type: row.account_type, account_id: row.account_id, day: dayOf(row.created_at), model: row.model ?? '', key_id: row.key_id, endpoint: row.endpoint, user_id: row.user_id };
-  }
-
-  private async upsertRollups(trx: Transaction<Database>, rollups: Rollup[]): Promise<void> {
-    if (rollups.length === 0) return;
-    // One order on every node, so two batches touching the same rollups cannot deadlock on PostgreSQL.
-    rollups.sort((a, b) => keyOf(a).localeCompare(keyOf(b)));
-    const add = (column: (typeof COUNTERS)[number]) => sql<never>`usage_daily.${sql.ref(column)} + excluded.${sql.ref(column)}`;
-    await trx
-      .insertInto('usage_daily')
-      .values(rollups)
-      .onConflict((conflict) =>
-        conflict.columns([...ROLLUP_KEY]).doUpdateSet({
-          requests: add('requests'),
-          errors: add('errors'),
-          input_tokens: add('input_tokens'),
-          output_tokens: add('output_tokens'),
-          cache_read_tokens: add('cache_read_tokens'),
-          cache_write_tokens: add('cache_write_tokens'),
-          cost_nano: add('cost_nano'),
-        }),
-      )
-      .execute();
   }
 
   async requests(query: RequestsQuery): Promise<RequestLogRow[]> {
@@ -174,6 +148,9 @@ export class SqlRequestLogRepository implements RequestLogRepository {
   }
 
   async maintain(now: number, cutoff: number): Promise<void> {
+    // Adjustments that waited longer than rows are kept: their request's row was lost (kill -9 before its batch was written).
+    // The rollups lack that row's charge, so they must lack its refund too: dropped, not applied.
+    await this.db.deleteFrom('usage_adjustments').where('created_at', '<', cutoff).execute();
     if (!this.postgres) {
       await this.db.deleteFrom('request_log').where('created_at', '<', cutoff).execute();
       return;
@@ -197,6 +174,28 @@ export class SqlRequestLogRepository implements RequestLogRepository {
       if (!/default partition|would be violated/i.test(error instanceof Error ? error.message : '')) throw error;
     }
   }
+}
+
+async function upsertRollups(trx: Transaction<Database>, rollups: Rollup[]): Promise<void> {
+  if (rollups.length === 0) return;
+  // One order on every node, so two batches touching the same rollups cannot deadlock on PostgreSQL.
+  rollups.sort((a, b) => keyOf(a).localeCompare(keyOf(b)));
+  const add = (column: (typeof COUNTERS)[number]) => sql<never>`usage_daily.${sql.ref(column)} + excluded.${sql.ref(column)}`;
+  await trx
+    .insertInto('usage_daily')
+    .values(rollups)
+    .onConflict((conflict) =>
+      conflict.columns([...ROLLUP_KEY]).doUpdateSet({
+        requests: add('requests'),
+        errors: add('errors'),
+        input_tokens: add('input_tokens'),
+        output_tokens: add('output_tokens'),
+        cache_read_tokens: add('cache_read_tokens'),
+        cache_write_tokens: add('cache_write_tokens'),
+        cost_nano: add('cost_nano'),
+      }),
+    )
+    .execute();
 }
 
 const partitionStart = (name: string): number | undefined => {
@@ -252,15 +251,21 @@ function merge(rollups: Map<string, Rollup>, delta: Rollup): void {
   current.cost_nano += delta.cost_nano;
 }
 
+/** The rollup a row counts in, with nothing counted yet. */
+const rollupOf = (row: RequestLogRow): Rollup => ({
+  ...emptyRollup(),
+  account_type: row.account.type,
+  account_id: row.account.id,
+  day: dayOf(row.created),
+  model: row.model ?? '',
+  key_id: row.keyId,
+  endpoint: row.endpoint,
+  user_id: row.userId,
+});
+
 function addRow(rollups: Map<string, Rollup>, row: RequestLogRow): void {
   merge(rollups, {
-    account_type: row.account.type,
-    account_id: row.account.id,
-    day: dayOf(row.created),
-    model: row.model ?? '',
-    key_id: row.keyId,
-    endpoint: row.endpoint,
-    user_id: row.userId,
+    ...rollupOf(row),
     requests: 1,
     errors: row.errorType === null ? 0 : 1,
     input_tokens: row.inputTokens,
@@ -271,17 +276,71 @@ function addRow(rollups: Map<string, Rollup>, row: RequestLogRow): void {
   });
 }
 
-function addAdjustment(rollups: Map<string, Rollup>, adjustment: CostAdjustment, found: Rollup | undefined): void {
+type Waiting = Selectable<UsageAdjustmentsTable>;
+
+const fallbackRollup = (waiting: Waiting): Rollup => ({
+  ...emptyRollup(),
+  account_type: waiting.account_type,
+  account_id: waiting.account_id,
+  day: waiting.day,
+  model: waiting.model,
+  key_id: waiting.key_id,
+  endpoint: waiting.endpoint,
+  user_id: waiting.user_id,
+  cost_nano: BigInt(waiting.cost_nano),
+});
+
+/**
+ * Takes (deletes, returning them) the waiting adjustments of these tasks. On PostgreSQL the tasks' rows are locked first:
+ * a refund transaction writes its task's row before it looks for the request's log row, so either it sees this
+ * transaction's row, or this transaction waits for it and then sees its waiting adjustment — never neither.
+ */
+async function claimWaiting(trx: Transaction<Database>, postgres: boolean, taskIds: string[]): Promise<Waiting[]> {
+  if (taskIds.length === 0) return [];
+  taskIds.sort();
+  if (postgres) await trx.selectFrom('tasks').select('id').where('id', 'in', taskIds).orderBy('id').forUpdate().execute();
+  return trx
+    .deleteFrom('usage_adjustments')
+    .where('task_id', 'in', taskIds)
+    .returning(['id', 'task_id', moneyText('cost_nano').as('cost_nano'), 'account_type', 'account_id', 'day', 'model', 'key_id', 'user_id', 'endpoint', 'created_at'])
+    .execute();
+}
+
+/**
+ * Moves the usage rollups by a task's refund or correction, in the caller's transaction (the one that writes the ledger
+ * entry, whose id keys the adjustment, and that has already written the task's row). The request that created the task
+ * counts it when its log row is written; else the adjustment waits for the row (the request-log writer applies it), or —
+ * when the task is older than the log keeps rows, so its row is gone — counts on its fallback rollup at once.
+ */
+export async function adjustUsage(trx: Transaction<Database>, adjustment: CostAdjustment): Promise<void> {
+  const row = await trx
+    .selectFrom('request_log')
+    .select(['account_type', 'account_id', 'created_at', 'model', 'key_id', 'endpoint', 'user_id'])
+    .where('task_id', '=', adjustment.taskId)
+    .limit(1)
+    .executeTakeFirst();
+  if (row) {
+    const day = dayOf(Number(row.created_at));
+    await upsertRollups(trx, [{ ...emptyRollup(), account_type: row.account_type, account_id: row.account_id, day, model: row.model ?? '', key_id: row.key_id, endpoint: row.endpoint, user_id: row.user_id, cost_nano: adjustment.cost }]);
+    return;
+  }
   const { fallback } = adjustment;
-  const base: Rollup = found ?? {
-    ...emptyRollup(),
+  const waiting: Waiting = {
+    id: adjustment.id,
+    task_id: adjustment.taskId,
+    cost_nano: adjustment.cost.toString(),
     account_type: fallback.account.type,
     account_id: fallback.account.id,
     day: fallback.day,
     model: fallback.model,
     key_id: fallback.keyId,
-    endpoint: fallback.endpoint,
     user_id: fallback.userId,
+    endpoint: fallback.endpoint,
+    created_at: adjustment.at,
   };
-  merge(rollups, { ...base, cost_nano: adjustment.cost });
+  if (adjustment.requestAt < adjustment.rowsKeptFrom) {
+    await upsertRollups(trx, [fallbackRollup(waiting)]);
+    return;
+  }
+  await trx.insertInto('usage_adjustments').values({ ...waiting, cost_nano: adjustment.cost }).execute();
 }

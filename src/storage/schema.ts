@@ -131,6 +131,21 @@ export interface UsageDailyTable {
   cost_nano: MoneyColumn;
 }
 
+/** A task's refund or correction waiting for its request's log row (migration 0023); `id` is the ledger entry's. */
+export interface UsageAdjustmentsTable {
+  id: string;
+  task_id: string;
+  cost_nano: MoneyColumn;
+  account_type: 'user' | 'org';
+  account_id: string;
+  day: string;
+  model: string;
+  key_id: string;
+  user_id: string;
+  endpoint: string;
+  created_at: number;
+}
+
 export interface ProvidersTable {
   id: string;
   type: 'openai' | 'anthropic';
@@ -485,6 +500,7 @@ export interface Database {
   ledger: LedgerTable;
   request_log: RequestLogTable;
   usage_daily: UsageDailyTable;
+  usage_adjustments: UsageAdjustmentsTable;
   providers: ProvidersTable;
   models: ModelsTable;
   settings: SettingsTable;

@@ -1,10 +1,12 @@
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { JsonObject } from '../core/chat-types.ts';
 import type { LedgerEntry } from '../features/billing/ledger.ts';
+import type { CostAdjustment } from '../features/usage/request-log.ts';
 import { taskMovesTo, type Task, type TaskChanges, type TaskDelivery, type TaskError, type TaskFile, type TaskResult, type TasksRepository } from '../features/tasks/task.ts';
 import type { SqlJobsRepository } from './jobs-repository.ts';
 import type { SqlLedgerRepository } from './ledger-repository.ts';
 import { moneyText } from './money-sql.ts';
+import { adjustUsage } from './request-log-repository.ts';
 import type { Database, DeliveriesTable, TasksTable } from './schema.ts';
 
 type Executor = Kysely<Database> | Transaction<Database>;
@@ -59,11 +61,14 @@ export class SqlTasksRepository implements TasksRepository {
    * committed together, so a finished task always has its delivery queued and a failed one its refund. False, and
    * nothing written, when the task may not move to the new status (it was settled already: no second refund).
    */
-  async settle(taskId: string, changes: TaskChanges, options: { refund?: LedgerEntry; webhookAt?: number }, now: number): Promise<boolean> {
+  async settle(taskId: string, changes: TaskChanges, options: { refund?: LedgerEntry; usage?: CostAdjustment; webhookAt?: number }, now: number): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
+      // Writing the task's row first also locks it: the request-log writer takes that lock before applying what waits.
       if (!(await this.updateWith(trx, taskId, changes, now))) return false;
-      // `refund` is any correction of the task's charge: a refund (positive) or a further charge (negative).
+      // `refund` is any correction of the task's charge: a refund (positive) or a further charge (negative); `usage` moves
+      // the rollups with it, so /usage and the ledger change together or not at all.
       if (options.refund) await this.ledger.append([options.refund], trx);
+      if (options.refund && options.usage) await adjustUsage(trx, options.usage);
       if (options.webhookAt !== undefined) await this.jobs.enqueue(trx, { kind: 'webhook.task', subjectId: taskId, runAt: options.webhookAt }, now);
       return true;
     });

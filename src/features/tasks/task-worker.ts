@@ -13,7 +13,7 @@ import { generateMedia, type GenerationStep } from './media-generation.ts';
 import { isFinished, type Task, type TaskError, type TaskFile, type TasksRepository } from './task.ts';
 import type { TaskCompletions } from './task-completions.ts';
 import { transcribeTask } from './transcription-task.ts';
-import { dayOf } from '../usage/request-log.ts';
+import { dayOf, type CostAdjustment } from '../usage/request-log.ts';
 import type { RequestLog } from '../usage/request-log-writer.ts';
 
 /** Vendor failures worth another try get this many attempts in all. */
@@ -31,8 +31,8 @@ export interface TaskWorkerDependencies {
   logger: Logger;
   /** Told when a task is settled, so a request waiting for it (POST /v1/media/generate) answers at once. */
   completions?: TaskCompletions;
-  /** Told of refunds and corrections, which move the usage of the request that created the task. */
-  requestLog?: Pick<RequestLog, 'adjust'>;
+  /** When on, refunds and corrections move the usage of the request that created the task (in their own transaction). */
+  requestLog?: Pick<RequestLog, 'enabled' | 'rowsKeptFrom'>;
 }
 
 /**
@@ -74,14 +74,13 @@ export class TaskWorker {
     const files = await this.store(task, step.files);
     const now = clock.now();
     const correction = this.correction(task, step.seconds, now);
-    const settled = await repository.settle(
+    await repository.settle(
       task.id,
       { status: 'done', percent: 100, result: { files, ...(step.text !== undefined ? { text: step.text } : {}) }, error: null, ...(correction ? { cost: correction.cost } : {}) },
-      { ...(task.webhookUrl ? { webhookAt: now } : {}), ...(correction ? { refund: correction.entry } : {}) },
+      { ...(task.webhookUrl ? { webhookAt: now } : {}), ...(correction ? this.refunding(task, correction.entry, now) : {}) },
       now,
     );
     if (correction) this.dependencies.book.invalidate(task.payer);
-    if (settled && correction) this.adjustUsage(task, correction.entry, now);
     this.dependencies.completions?.finished(task.id);
     return { type: 'done' };
   };
@@ -114,15 +113,15 @@ export class TaskWorker {
   }
 
   /**
-   * A refund or correction counts in the usage of the request that created the task (its day, model, key, endpoint), so
-   * /usage keeps equal to the ledger; the request's log row keeps what was charged then.
+   * A refund or correction, and (request log on) the move of the usage of the request that created the task (its day, model,
+   * key, endpoint), so /usage keeps equal to the ledger; the request's log row keeps what was charged then. Both are written
+   * in the task's settling transaction, keyed by the ledger entry, so the move is neither lost nor counted twice.
    */
-  private adjustUsage(task: Task, entry: LedgerEntry, now: number): void {
-    this.dependencies.requestLog?.adjust({
-      taskId: task.id,
-      cost: -entry.amount,
-      fallback: { account: task.payer, day: dayOf(now), model: task.model, keyId: task.keyId, userId: task.userId, endpoint: `task.${task.kind}` },
-    });
+  private refunding(task: Task, entry: LedgerEntry, now: number): { refund: LedgerEntry; usage?: CostAdjustment } {
+    const log = this.dependencies.requestLog;
+    if (!log?.enabled) return { refund: entry };
+    const fallback = { account: task.payer, day: dayOf(now), model: task.model, keyId: task.keyId, userId: task.userId, endpoint: `task.${task.kind}` };
+    return { refund: entry, usage: { id: entry.id, taskId: task.id, cost: -entry.amount, at: now, requestAt: task.createdAt, rowsKeptFrom: log.rowsKeptFrom(now), fallback } };
   }
 
   private async store(task: Task, files: MediaFile[]): Promise<TaskFile[]> {
@@ -144,9 +143,8 @@ export class TaskWorker {
       task.cost > 0n
         ? { id: newId('ledger'), account: task.payer, amount: task.cost, kind: 'refund' as const, requestId: task.id, keyId: task.keyId, model: task.model, description: `refund of failed task ${task.type}`, createdAt: now }
         : undefined;
-    const settled = await repository.settle(task.id, { status: 'failed', error }, { ...(refund ? { refund } : {}), ...(task.webhookUrl ? { webhookAt: now } : {}) }, now);
+    await repository.settle(task.id, { status: 'failed', error }, { ...(refund ? this.refunding(task, refund, now) : {}), ...(task.webhookUrl ? { webhookAt: now } : {}) }, now);
     book.invalidate(task.payer);
-    if (settled && refund) this.adjustUsage(task, refund, now);
     this.dependencies.completions?.finished(task.id);
     return { type: 'done' };
   }

@@ -2,6 +2,7 @@ import type { JsonObject } from '../../core/chat-types.ts';
 import type { Money } from '../../lib/money.ts';
 import type { AccountRef } from '../accounts/accounts.ts';
 import type { LedgerEntry } from '../billing/ledger.ts';
+import type { CostAdjustment } from '../usage/request-log.ts';
 
 /** `imagine`: image task of SPEC 4.7 (and its follow-up actions); `media`: SPEC 4.10 media task; `transcription`: asynchronous transcription. */
 export type TaskKind = 'imagine' | 'media' | 'transcription';
@@ -99,8 +100,9 @@ export interface TasksRepository {
   /**
    * Settles a task: its new state, a correction of its charge (`refund`: positive refunds, negative charges more), and its
    * webhook job when `webhookAt` is given — at once, so a finished task always has its delivery queued and a failed one its refund.
+   * `usage` (with a refund, when the request log is on) moves the usage rollups in the same transaction (CostAdjustment).
    */
-  settle(taskId: string, changes: TaskChanges, options: { refund?: LedgerEntry; webhookAt?: number }, now: number): Promise<boolean>;
+  settle(taskId: string, changes: TaskChanges, options: { refund?: LedgerEntry; usage?: CostAdjustment; webhookAt?: number }, now: number): Promise<boolean>;
   get(id: string): Promise<Task | undefined>;
   update(id: string, changes: TaskChanges, now: number): Promise<boolean>;
   saveFile(file: TaskFile & { taskId: string; data: Buffer }, now: number): Promise<void>;

@@ -4,7 +4,7 @@ import type { Clock } from '../../lib/clock.ts';
 import type { LedgerEntry } from '../billing/ledger.ts';
 import { payerOf } from '../inference/model-call.ts';
 import { RequestTrace } from './request-trace.ts';
-import type { CostAdjustment, RequestLogRepository, RequestLogRow } from './request-log.ts';
+import type { RequestLogRepository, RequestLogRow } from './request-log.ts';
 
 /** Retention and partition upkeep run at most this often (and at start). */
 const MAINTAIN_EVERY_MS = 60 * 60_000;
@@ -20,18 +20,16 @@ export interface RequestLogOptions {
 /** What readiness reports about the request log (the same shape as the ledger's). */
 export type RequestLogHealth = WriterHealth;
 
-/** What the writer queues: a settled request's row, or a later change of a task's cost. */
-type Queued = { row: RequestLogRow; adjustment?: undefined } | { row?: undefined; adjustment: CostAdjustment };
-
 /**
  * The request log's writer. Each request gets a trace (`begin`); a settled trace becomes a row in a queue, written in
  * batches off the request path with the rollups it moves (one transaction) by the ledger's kind of writer (BatchedWriter):
  * a failed batch stays queued and is retried with back-off; `close` flushes. The ledger's charges reach the
- * trace of their request through `charged`, so a row's cost is exactly what the ledger booked for it.
+ * trace of their request through `charged`, so a row's cost is exactly what the ledger booked for it. A task's later
+ * refund or correction does not pass through here: it moves the rollups in its own transaction (CostAdjustment).
  */
 export class RequestLog {
   private readonly open = new Map<string, RequestTrace>();
-  private readonly writer: BatchedWriter<Queued>;
+  private readonly writer: BatchedWriter<RequestLogRow>;
   private closed = false;
   private maintainedAt = Number.NEGATIVE_INFINITY;
   private waiters: Array<() => void> = [];
@@ -42,15 +40,15 @@ export class RequestLog {
     private readonly logger: Logger,
     private readonly options: RequestLogOptions,
   ) {
-    this.writer = new BatchedWriter<Queued>({
+    this.writer = new BatchedWriter<RequestLogRow>({
       name: 'request log',
       itemsLabel: 'rows',
       flushMs: options.flushMs,
       clock,
       logger,
       // Rows keep their ids and the write skips ids already written, so a batch whose commit went through unacknowledged
-      // is not counted twice in the rollups when written again.
-      write: (batch) => this.repository.append(batch.flatMap((item) => (item.row ? [item.row] : [])), batch.flatMap((item) => (item.adjustment ? [item.adjustment] : []))),
+      // is not counted twice in the rollups when written again (nor are the waiting adjustments it applied: they are gone).
+      write: (batch) => this.repository.append(batch),
       afterTimedFlush: () => this.maintain(),
     });
   }
@@ -68,16 +66,20 @@ export class RequestLog {
     this.open.get(entry.requestId)?.charged(entry.amount);
   };
 
-  /** A later change of a task's cost (refund or correction), applied to the rollup its request counted in. */
-  adjust(adjustment: CostAdjustment): void {
-    if (!this.options.enabled || this.closed) return;
-    this.writer.push({ adjustment });
+  /** Whether rows and rollups are written (TOLLGATE_REQUEST_LOG); task refunds move the rollups only then. */
+  get enabled(): boolean {
+    return this.options.enabled;
+  }
+
+  /** The retention cutoff at `now`: rows of requests made before it are gone (or about to go). */
+  rowsKeptFrom(now: number): number {
+    return now - this.options.retentionDays * DAY_MS;
   }
 
   private readonly settled = (trace: RequestTrace): void => {
     this.open.delete(trace.id);
     const row = this.options.enabled && !this.closed ? rowOf(trace) : undefined;
-    if (row) this.writer.push({ row });
+    if (row) this.writer.push(row);
     if (this.open.size === 0) this.wake();
   };
 

@@ -37,13 +37,24 @@ export interface RequestLogRow {
 
 /**
  * A later change of a request's cost (a failed task's refund, a transcription's correction): it moves the cost of the
- * rollup the request counted in, found through the task id, and leaves the log row as charged. When that row is not in
- * the log (log off, past retention), the change counts on the `fallback` rollup (the day it happened).
+ * rollup the request counted in, found through the task id, and leaves the log row as charged. It is written in the task's
+ * own refund transaction (storage/tasks-repository.ts), keyed by the ledger entry's id, so it is neither lost in a crash
+ * nor counted twice. When the request's row is not written yet it waits (table usage_adjustments) and the request-log
+ * writer applies it with the row. When the row is gone because the task is older than the log keeps rows, it counts on the
+ * `fallback` rollup (the day it happened).
  */
 export interface CostAdjustment {
+  /** The id of the ledger entry (refund or further charge) this adjustment mirrors. */
+  id: string;
   taskId: string;
   /** Cost delta in nano-units: negative for a refund, positive for a further charge. */
   cost: Money;
+  /** When the adjustment happened (Unix ms). */
+  at: number;
+  /** When the task (so the request that created it) was made (Unix ms). */
+  requestAt: number;
+  /** The retention cutoff now (Unix ms): a request made before it has no row any more. */
+  rowsKeptFrom: number;
   fallback: { account: AccountRef; day: string; model: string; keyId: string; userId: string; endpoint: string };
 }
 
@@ -88,11 +99,18 @@ export interface UsageQuery extends LogScope {
 }
 
 export interface RequestLogRepository {
-  /** Writes rows (a row already written is skipped) and adjustments, and moves the daily rollups by exactly what was written, in one transaction. */
-  append(rows: readonly RequestLogRow[], adjustments: readonly CostAdjustment[]): Promise<void>;
+  /**
+   * Writes rows (a row already written is skipped) and moves the daily rollups by exactly what was written, together with
+   * the waiting adjustments of the tasks those rows created, in one transaction.
+   */
+  append(rows: readonly RequestLogRow[]): Promise<void>;
   requests(query: RequestsQuery): Promise<RequestLogRow[]>;
   usage(query: UsageQuery): Promise<UsageRow[]>;
-  /** Deletes (SQLite) or drops the partitions of (PostgreSQL) rows created before `cutoff`, and prepares the partitions of the days around `now`. */
+  /**
+   * Deletes (SQLite) or drops the partitions of (PostgreSQL) rows created before `cutoff`, prepares the partitions of the
+   * days around `now`, and drops adjustments that waited since before `cutoff` for a row that never came (lost in a crash:
+   * as the row's charge is missing from the rollups, so is its refund).
+   */
   maintain(now: number, cutoff: number): Promise<void>;
 }
 

@@ -18,6 +18,7 @@ import * as vouchers from './0018-vouchers.ts';
 import * as responses from './0020-responses.ts';
 import * as payments from './0021-payments.ts';
 import * as mail from './0022-mail.ts';
+import * as usageAdjustments from './0023-usage-adjustments.ts';
 
 /** Migrations in order; a new one is a new file added here. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -40,6 +41,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0020-responses': responses,
   '0021-payments': payments,
   '0022-mail': mail,
+  '0023-usage-adjustments': usageAdjustments,
 };
 
 export const migrationProvider: MigrationProvider = {
