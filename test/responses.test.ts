@@ -204,6 +204,106 @@ describe('POST /v1/responses with a Claude model', () => {
     assert.equal(item.call_id, added.item.call_id);
   });
 
+  test("Codex's default tools: a namespace is flattened, web_search skipped (header), the call comes back with its namespace", async () => {
+    const spawnParameters = { type: 'object', properties: { message: { type: 'string' } }, required: ['message'], additionalProperties: false };
+    const codexTools = [
+      { type: 'namespace', name: 'multi_agent_v1', description: 'Tools for sub-agents.', tools: [{ type: 'function', name: 'spawn_agent', description: 'Spawn an agent.', strict: false, parameters: spawnParameters }] },
+      { type: 'web_search', external_web_access: false },
+      ...tools,
+    ] as unknown as Tool[];
+    const { data: first, response } = await client.responses.create({ model: SONNET, input: 'Delegate this.', tools: codexTools, tool_choice: 'required' }).withResponse();
+    assert.equal(response.headers.get('x-tollgate-skipped-tools'), 'web_search');
+    const sent = lastVendorBody(gw);
+    assert.deepEqual(
+      asArray(sent.tools).map((tool) => asRecord(tool).name),
+      ['multi_agent_v1__spawn_agent', 'get_weather'],
+      'the namespace flattened, web search left out',
+    );
+    assert.equal(asRecord(asArray(sent.tools)[0]).description, 'Spawn an agent.\n\n(Part of multi_agent_v1: Tools for sub-agents.)');
+    const call = first.output.find((item) => item.type === 'function_call');
+    assert.ok(call?.type === 'function_call');
+    assert.equal(call.name, 'spawn_agent');
+    assert.equal(call.namespace, 'multi_agent_v1');
+    assert.deepEqual(JSON.parse(call.arguments), sampleFromSchema(spawnParameters));
+
+    // Codex sends the whole conversation back (store: false): the namespaced call goes to Claude under its flat name.
+    const input: ResponseInputItem[] = [
+      { role: 'user', content: 'Delegate this.' },
+      ...(first.output as ResponseInputItem[]),
+      { type: 'function_call_output', call_id: call.call_id, output: 'agent started' },
+    ];
+    const second = await client.responses.create({ model: SONNET, input, tools: codexTools, store: false });
+    assert.equal(second.output_text, toolResultReplyText('agent started'));
+    const messages = asArray(lastVendorBody(gw).messages).map((message) => asRecord(message));
+    assert.deepEqual(messages[1], { role: 'assistant', content: [{ type: 'tool_use', id: call.call_id, name: 'multi_agent_v1__spawn_agent', input: sampleFromSchema(spawnParameters) }] });
+
+    // Streamed: the function_call item carries its namespace from output_item.added on.
+    const stream = await client.responses.create({ model: SONNET, input: 'Delegate again.', tools: codexTools, tool_choice: 'required', stream: true });
+    const events: ResponseStreamEvent[] = [];
+    for await (const event of stream) events.push(event);
+    const added = events.find((event) => event.type === 'response.output_item.added');
+    assert.ok(added?.type === 'response.output_item.added' && added.item.type === 'function_call');
+    assert.deepEqual([added.item.name, added.item.namespace], ['spawn_agent', 'multi_agent_v1']);
+    const done = events.find((event) => event.type === 'response.function_call_arguments.done');
+    assert.ok(done?.type === 'response.function_call_arguments.done');
+    assert.equal(done.name, 'spawn_agent');
+  });
+
+  test('a custom (freeform) tool: a function with one string input to Claude, a custom_tool_call back, its output continues', async () => {
+    const grammar = 'start: "*** Begin Patch" /(.|\\n)*/ "*** End Patch"';
+    const customTools = [{ type: 'custom', name: 'apply_patch', description: 'Apply a patch.', format: { type: 'grammar', syntax: 'lark', definition: grammar } }] as Tool[];
+    const first = await client.responses.create({ model: SONNET, input: 'Fix the bug.', tools: customTools, tool_choice: { type: 'custom', name: 'apply_patch' } });
+    const [sentTool] = asArray(lastVendorBody(gw).tools).map((tool) => asRecord(tool));
+    const inputSchema = { type: 'object', properties: { input: { type: 'string', description: 'The raw text input of the tool.' } }, required: ['input'], additionalProperties: false };
+    assert.deepEqual(sentTool, { name: 'apply_patch', description: `Apply a patch.\n\nThe input must follow this lark grammar:\n${grammar}`, input_schema: inputSchema });
+    const call = first.output.find((item) => item.type === 'custom_tool_call');
+    assert.ok(call?.type === 'custom_tool_call', JSON.stringify(first.output));
+    assert.match(call.id ?? '', /^ctc_/);
+    assert.equal(call.name, 'apply_patch');
+    const sampled = (sampleFromSchema(inputSchema) as { input: string }).input;
+    assert.equal(call.input, sampled);
+
+    const second = await client.responses.create({ model: SONNET, previous_response_id: first.id, input: [{ type: 'custom_tool_call_output', call_id: call.call_id, output: 'patched' }], tools: customTools });
+    assert.equal(second.output_text, toolResultReplyText('patched'));
+    const messages = asArray(lastVendorBody(gw).messages).map((message) => asRecord(message));
+    assert.deepEqual(messages.slice(1), [
+      { role: 'assistant', content: [{ type: 'tool_use', id: call.call_id, name: 'apply_patch', input: { input: sampled } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: call.call_id, content: 'patched' }] },
+    ]);
+
+    const stream = await client.responses.create({ model: SONNET, input: 'Fix it again.', tools: customTools, tool_choice: 'required', stream: true });
+    const events: ResponseStreamEvent[] = [];
+    for await (const event of stream) events.push(event);
+    const added = events.find((event) => event.type === 'response.output_item.added');
+    assert.ok(added?.type === 'response.output_item.added' && added.item.type === 'custom_tool_call');
+    const inputDone = events.find((event) => event.type === 'response.custom_tool_call_input.done');
+    assert.ok(inputDone?.type === 'response.custom_tool_call_input.done');
+    assert.equal(inputDone.input, sampled);
+    const completed = events.at(-1);
+    assert.ok(completed?.type === 'response.completed');
+    const item = completed.response.output[0];
+    assert.ok(item?.type === 'custom_tool_call');
+    assert.deepEqual([item.input, item.call_id], [sampled, added.item.call_id]);
+  });
+
+  test('item_reference names an item of the stored conversation; an unknown id is a 400 naming input[i].id', async () => {
+    const first = await client.responses.create({ model: SONNET, input: 'Remember the word teal.' });
+    const message = first.output.find((item) => item.type === 'message');
+    assert.ok(message?.type === 'message');
+    await client.responses.create({ model: SONNET, previous_response_id: first.id, input: [{ type: 'item_reference', id: message.id }, { role: 'user', content: 'Which word?' }] });
+    const messages = asArray(lastVendorBody(gw).messages).map((entry) => asRecord(entry));
+    // Claude's turns alternate: the referenced assistant message joins the stored one, where it was referenced.
+    assert.deepEqual(messages.slice(1), [
+      { role: 'assistant', content: [{ type: 'text', text: first.output_text }, { type: 'text', text: first.output_text }] },
+      { role: 'user', content: [{ type: 'text', text: 'Which word?' }] },
+    ]);
+
+    const unknown = await failure(client.responses.create({ model: SONNET, previous_response_id: first.id, input: [{ type: 'item_reference', id: 'msg_unknown' }] }));
+    assert.equal(unknown.status, 400);
+    assert.equal(unknown.param, 'input[0].id');
+    assert.match(unknown.message, /msg_unknown/);
+  });
+
   test('image input (data URL) becomes an Anthropic image block', async () => {
     await client.responses.create({
       model: SONNET,
@@ -380,9 +480,15 @@ describe('POST /v1/responses: the checks every model endpoint makes', () => {
       [{ model: SONNET, input: 42 }, 'input'],
       [{ model: SONNET, input: 'Hi', temperature: 7 }, 'temperature'],
       [{ model: SONNET, input: 'Hi', max_output_tokens: -1 }, 'max_output_tokens'],
-      [{ model: SONNET, input: 'Hi', tools: [{ type: 'web_search' }] }, 'tools[0]'],
+      [{ model: SONNET, input: 'Hi', tools: [{ type: 'local_shell' }] }, 'tools[0]'],
+      [{ model: SONNET, input: 'Hi', tools: [{ type: 'web_search' }], tool_choice: { type: 'web_search' } }, 'tool_choice'],
+      [{ model: SONNET, input: 'Hi', tools: [{ type: 'web_search' }], tool_choice: 'required' }, 'tool_choice'],
+      [{ model: SONNET, input: 'Hi', tools: [{ type: 'custom' }] }, 'tools[0].name'],
+      [{ model: SONNET, input: 'Hi', tools: [{ type: 'namespace', name: 'ns', tools: [{ type: 'web_search' }] }] }, 'tools[0].tools[0]'],
+      [{ model: SONNET, input: 'Hi', tools: [{ type: 'namespace', name: 'n'.repeat(60), tools: [{ type: 'function', name: 'spawn' }] }] }, 'tools[0].tools[0].name'],
       [{ model: SONNET, input: 'Hi', tools: [{ type: 'function' }] }, 'tools[0].name'],
-      [{ model: SONNET, input: [{ type: 'item_reference', id: 'msg_1' }] }, 'input[0].type'],
+      [{ model: SONNET, input: [{ type: 'item_reference', id: 'msg_1' }] }, 'input[0].id'],
+      [{ model: SONNET, input: [{ type: 'computer_call_output', call_id: 'c' }] }, 'input[0].type'],
       [{ model: SONNET, input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'ftp://x/y.png' }] }] }, 'input[0].content[0].image_url'],
       [{ model: SONNET, input: [{ role: 'user', content: [{ type: 'input_audio' }] }] }, 'input[0].content[0].type'],
       [{ model: SONNET, input: [{ type: 'function_call_output', output: 'x' }] }, 'input[0].call_id'],

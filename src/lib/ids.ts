@@ -45,10 +45,11 @@ export const ID_PREFIXES = {
   audit: 'aud',
   invitation: 'inv',
   voucher: 'vch',
-  /** The Responses API's own ids (OpenAI's prefixes, which clients recognise): response, message, function call, reasoning items. */
+  /** The Responses API's own ids (OpenAI's prefixes, which clients recognise): response, message, function call, custom tool call, reasoning items. */
   response: 'resp',
   responseMessage: 'msg',
   functionCall: 'fc',
+  customToolCall: 'ctc',
   reasoning: 'rs',
   payment: 'pay',
   mail: 'mail',

@@ -13,9 +13,9 @@ import { loopbackNamespaceUnavailable, runInLoopbackNamespace } from '../helpers
 /**
  * The Codex CLI (npm `@openai/codex`) against Tollgate with the README's config.toml: a `tollgate` model provider whose
  * `base_url` is the gateway's /v1, `env_key` naming the variable that holds the Tollgate key, `wire_api = "responses"`
- * (DESIGN §12); for Claude models the config also turns off Codex's hosted web search and multi-agent tools, which the
- * gateway cannot translate for Claude (400 naming the tool otherwise). `codex exec` runs in a loopback-only network namespace (it looks up outside hosts at start) whose
- * 127.0.0.1:<port> is bridged to the gateway.
+ * (DESIGN §12), and nothing else: Codex's default config, also for Claude models, whose requests carry Codex's multi-agent
+ * `namespace` tool and hosted `web_search` (the gateway flattens the one and skips the other for Claude). `codex exec` runs in
+ * a loopback-only network namespace (it looks up outside hosts at start) whose 127.0.0.1:<port> is bridged to the gateway.
  *
  * Codex always streams and always offers its tools; the simulator answers a request with tools by calling the first function
  * tool (`exec_command`, arguments sampled from its schema: `{"cmd":"sample"}`), so a run is one shell round trip: Codex runs
@@ -68,6 +68,15 @@ describe('Codex CLI (codex exec) through Tollgate', async () => {
         assert.equal(run.code, 0, transcript);
         assert.match(run.stderr, /bash -lc sample/, `codex ran the simulator's shell call: ${transcript}`);
         assert.ok(run.stdout.trim().startsWith(toolResultReplyText('').trim()), `codex printed the model's answer to the tool output: ${transcript}`);
+
+        if (model === CLAUDE_MODEL) {
+          // Codex's default tools reached Claude: its multi-agent namespace flattened, its hosted web search left out.
+          const sent = gateway.simulator.lastRequest('/v1/messages')?.json as { tools?: Array<{ name?: string; type?: string }> } | undefined;
+          const names = (sent?.tools ?? []).map((tool) => tool.name ?? tool.type);
+          assert.ok(names.includes('exec_command'), `tools sent to Claude: ${names.join(', ')}`);
+          assert.ok(names.some((name) => name?.startsWith('multi_agent_v1__')), `tools sent to Claude: ${names.join(', ')}`);
+          assert.ok(!names.some((name) => name?.includes('web_search')), `tools sent to Claude: ${names.join(', ')}`);
+        }
 
         // Every HTTP call Codex made with the key, from the gateway's access log.
         const lines = gateway.logLines.map((line) => JSON.parse(line) as AccessLine).filter((line) => line.msg === 'request' && line.keyId === keyId);

@@ -26,23 +26,20 @@ export const WEATHER_RESULT = 'Sunny, 21 degrees';
 export const CODEX_KEY_VARIABLE = 'TOLLGATE_API_KEY';
 
 /**
- * The Codex CLI's config.toml of the README: a `tollgate` model provider on the Responses API. For a Claude model it also turns
- * off the two kinds of tool Codex offers by default that the gateway cannot translate for Claude (docs/api.md, Responses API):
- * OpenAI's hosted `web_search` and the multi-agent tools, which Codex sends as a `namespace` tool.
+ * The Codex CLI's config.toml of the README: a `tollgate` model provider on the Responses API, Codex's defaults otherwise, for
+ * OpenAI and Claude models alike (for Claude the gateway flattens Codex's `namespace` tools and skips its hosted `web_search`;
+ * docs/api.md, Responses API).
  */
 export function codexConfig(gatewayUrl: string, model: string): string {
-  const claude = model.startsWith('claude-');
   const lines = [
     `model = "${model}"`,
     'model_provider = "tollgate"',
-    ...(claude ? ['web_search = "disabled"'] : []),
     '',
     '[model_providers.tollgate]',
     'name = "Tollgate"',
     `base_url = "${gatewayUrl}/v1"`,
     `env_key = "${CODEX_KEY_VARIABLE}"`,
     'wire_api = "responses"',
-    ...(claude ? ['', '[features]', 'multi_agent = false'] : []),
   ];
   return `${lines.join('\n')}\n`;
 }

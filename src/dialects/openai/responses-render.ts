@@ -18,6 +18,31 @@ export interface ResponseContext {
   request: ResponsesRequest;
   /** `warnings` for the body (a redirected model): the whole body, or the first stream event. */
   warnings: JsonObject[] | null;
+  /** Claude tool names that stand for a namespaced or custom tool (responses-to-chat.ts); others are plain functions. */
+  toolNames?: ToolNames;
+}
+
+/** What a Claude tool name stands for: a function or custom tool, maybe inside a `namespace` tool. */
+export interface ToolTarget {
+  name: string;
+  namespace?: string;
+  custom: boolean;
+}
+
+export type ToolNames = ReadonlyMap<string, ToolTarget>;
+
+/** The one Claude tool name for a tool in a namespace (Claude's names allow no dots): `<namespace>__<name>`. */
+export const flatToolName = (namespace: string | null | undefined, name: string): string => (namespace ? `${namespace}__${name}` : name);
+
+/** A custom tool's text from the arguments Claude gave its `input` parameter (the raw arguments if they are not that). */
+export function customInput(args: string): string {
+  try {
+    const parsed = JSON.parse(args) as unknown;
+    if (parsed && typeof parsed === 'object' && typeof (parsed as JsonObject).input === 'string') return (parsed as JsonObject).input as string;
+  } catch {
+    // not JSON: the text as it came
+  }
+  return args;
 }
 
 export type ResponseStatus = 'in_progress' | 'completed' | 'incomplete' | 'failed';
@@ -87,13 +112,25 @@ export function functionCallItem(id: string, call: { callId: string; name: strin
   return { id, type: 'function_call', status, arguments: call.arguments, call_id: call.callId, name: call.name };
 }
 
+/**
+ * A Claude tool call as the item the client expects: `function_call` (with `namespace` for a namespaced function), or
+ * `custom_tool_call` with the text as `input` for a custom tool (openai-node ResponseFunctionToolCall, ResponseCustomToolCall).
+ */
+export function toolCallItem(id: string, call: { callId: string; name: string; arguments: string }, status: 'in_progress' | 'completed' | 'incomplete', names: ToolNames | undefined): JsonObject {
+  const target = names?.get(call.name);
+  if (!target) return functionCallItem(id, call, status);
+  const namespace = target.namespace ? { namespace: target.namespace } : {};
+  if (target.custom) return { id, type: 'custom_tool_call', status, call_id: call.callId, input: status === 'in_progress' ? '' : customInput(call.arguments), name: target.name, ...namespace };
+  return { ...functionCallItem(id, { ...call, name: target.name }, status), ...namespace };
+}
+
 /** Claude's thinking as a reasoning item: its text as the summary, its signature as `encrypted_content` (sent back by clients). */
 export function reasoningItem(id: string, thinking: string, signature: string | null, done: boolean): JsonObject {
   return { id, type: 'reasoning', summary: done ? [{ type: 'summary_text', text: thinking }] : [], encrypted_content: signature || null };
 }
 
 /** The output items of a finished (non-stream) canonical answer: reasoning, then the message, then the function calls. */
-export function outputItemsFromChat(message: ChatMessage, finishReason: string | null): JsonObject[] {
+export function outputItemsFromChat(message: ChatMessage, finishReason: string | null, names?: ToolNames): JsonObject[] {
   const items: JsonObject[] = [];
   const thinking = (message.thinking_blocks ?? []) as ThinkingBlock[];
   for (const block of thinking) items.push(reasoningItem(newId('reasoning'), block.thinking, block.signature, true));
@@ -101,7 +138,9 @@ export function outputItemsFromChat(message: ChatMessage, finishReason: string |
   if (text !== '') items.push(messageItem(newId('responseMessage'), text, 'completed'));
   const calls = (message.tool_calls ?? []) as Array<{ id: string; function: { name: string; arguments: string } }>;
   for (const call of calls) {
-    items.push(functionCallItem(newId('functionCall'), { callId: call.id, name: call.function.name, arguments: call.function.arguments }, 'completed'));
+    const target = names?.get(call.function.name);
+    const id = newId(target?.custom ? 'customToolCall' : 'functionCall');
+    items.push(toolCallItem(id, { callId: call.id, name: call.function.name, arguments: call.function.arguments }, 'completed', names));
   }
   // An answer cut short was cut in its last item, as a stream shows it.
   const last = items.at(-1);
@@ -115,6 +154,7 @@ export function producedText(items: readonly JsonObject[]): string {
   for (const item of items) {
     if (item.type === 'message') for (const part of item.content as JsonObject[]) text += String(part.text ?? '');
     else if (item.type === 'function_call') text += `${String(item.name)}${String(item.arguments)}`;
+    else if (item.type === 'custom_tool_call') text += `${String(item.name)}${String(item.input)}`;
     else if (item.type === 'reasoning') for (const part of item.summary as JsonObject[]) text += String(part.text ?? '');
   }
   return text;

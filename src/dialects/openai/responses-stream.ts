@@ -1,13 +1,14 @@
 import type { ChatChunk, ChatUsage, JsonObject } from '../../core/chat-types.ts';
 import { newId } from '../../lib/ids.ts';
 import {
-  functionCallItem,
+  customInput,
   incompleteReason,
   messageItem,
   outputText,
   reasoningItem,
   renderResponse,
   responseUsage,
+  toolCallItem,
   type ResponseContext,
 } from './responses-render.ts';
 
@@ -17,7 +18,7 @@ export type ResponseStreamEvent = JsonObject & { type: string };
 type OpenItem =
   | { kind: 'reasoning'; index: number; id: string; text: string; signature: string }
   | { kind: 'message'; index: number; id: string; text: string }
-  | { kind: 'function'; index: number; id: string; callId: string; name: string; arguments: string; chatIndex: number };
+  | { kind: 'function'; index: number; id: string; callId: string; name: string; arguments: string; chatIndex: number; custom: boolean };
 
 /**
  * Renders a canonical chat stream (OpenAI chat chunks, as the Claude adapter produces them) as Responses stream events
@@ -25,6 +26,8 @@ type OpenItem =
  * `output_item.added`, its part and deltas, their `.done` events and `output_item.done`; then `response.completed` (or
  * `response.incomplete`) carrying the whole response with usage. Items are sequential, as Claude's content blocks are:
  * a new item closes the open one. Every event has a `sequence_number`, counting from 0. Single use: one per stream.
+ * A call of a custom tool is a `custom_tool_call` item whose whole `input` comes in one
+ * `response.custom_tool_call_input.delta` when it ends (Claude streams it as JSON arguments, which are not the text).
  */
 export class ResponsesStreamRenderer {
   private sequence = 0;
@@ -152,12 +155,15 @@ export class ResponsesStreamRenderer {
     let item = this.open;
     if (typeof call.id === 'string' && (item?.kind !== 'function' || item.chatIndex !== chatIndex)) {
       events.push(...this.close());
-      item = { kind: 'function', index: this.output.length, id: newId('functionCall'), callId: call.id, name: String(fn.name ?? ''), arguments: '', chatIndex };
+      const name = String(fn.name ?? '');
+      const custom = this.context.toolNames?.get(name)?.custom === true;
+      item = { kind: 'function', index: this.output.length, id: newId(custom ? 'customToolCall' : 'functionCall'), callId: call.id, name, arguments: '', chatIndex, custom };
       this.open = item;
-      events.push(this.event('response.output_item.added', { output_index: item.index, item: functionCallItem(item.id, { ...item, arguments: '' }, 'in_progress') }));
+      events.push(this.event('response.output_item.added', { output_index: item.index, item: toolCallItem(item.id, { ...item, arguments: '' }, 'in_progress', this.context.toolNames) }));
     }
     if (item?.kind !== 'function' || typeof fn.arguments !== 'string' || fn.arguments === '') return events;
     item.arguments += fn.arguments;
+    if (item.custom) return events;
     events.push(this.event('response.function_call_arguments.delta', { item_id: item.id, output_index: item.index, delta: fn.arguments }));
     return events;
   }
@@ -180,8 +186,15 @@ export class ResponsesStreamRenderer {
       done = messageItem(item.id, item.text, incompleteReason(this.finishReason) ? 'incomplete' : 'completed');
     } else {
       const args = item.arguments === '' ? '{}' : item.arguments;
-      events.push(this.event('response.function_call_arguments.done', { ...at, name: item.name, arguments: args }));
-      done = functionCallItem(item.id, { ...item, arguments: args }, incompleteReason(this.finishReason) ? 'incomplete' : 'completed');
+      const status = incompleteReason(this.finishReason) ? 'incomplete' : 'completed';
+      done = toolCallItem(item.id, { ...item, arguments: args }, status, this.context.toolNames);
+      if (item.custom) {
+        const input = customInput(args);
+        events.push(this.event('response.custom_tool_call_input.delta', { ...at, delta: input }));
+        events.push(this.event('response.custom_tool_call_input.done', { ...at, input }));
+      } else {
+        events.push(this.event('response.function_call_arguments.done', { ...at, name: done.name as string, arguments: args }));
+      }
     }
     this.output.push(done);
     events.push(this.event('response.output_item.done', { output_index: item.index, item: done }));

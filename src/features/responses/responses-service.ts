@@ -43,6 +43,8 @@ export interface TranslatedCall {
   /** This request's own input items (stored with the output, for the next turn). */
   items: JsonObject[];
   context: ResponseContext;
+  /** Hosted tool types the request offered that Claude cannot run, left out (the `x-tollgate-skipped-tools` header). */
+  skippedTools: string[];
 }
 
 /** A model the vendor serves in this format (OpenAI): the body as bytes, the client for its Responses API. */
@@ -85,15 +87,16 @@ export class ResponsesService {
     if (previous && !previous.translated) throw invalidParam('previous_response_id', `was made by a model this one cannot continue ('${previous.model}'); use a model of the same vendor`);
     const history = previous ? await this.history(previous) : [];
     const items = inputItems(request.input);
-    const chat = responsesToChat(request, history, items, served.upstreamModel);
+    const { chat, toolNames, skippedTools } = responsesToChat(request, history, items, served.upstreamModel);
     const context: ResponseContext = {
       id: newId('response'),
       createdAt: unixSeconds(this.dependencies.clock),
       model: request.model,
       request,
       warnings: call.resolution.warning ? [{ ...call.resolution.warning }] : null,
+      toolNames,
     };
-    return { mode: 'translated', call, request, chat, items, context };
+    return { mode: 'translated', call, request, chat, items, context, skippedTools };
   }
 
   /** A non-stream translated call: the Response object, charged and stored. */
@@ -103,7 +106,7 @@ export class ResponsesService {
     const choice = response.choices[0];
     const usage: ChatUsage = response.usage ?? estimateUsage(chat, completionText(response));
     this.charge(call, tokenUsageFromChat(usage));
-    const output = choice ? outputItemsFromChat(choice.message, choice.finish_reason) : [];
+    const output = choice ? outputItemsFromChat(choice.message, choice.finish_reason, prepared.context.toolNames) : [];
     const thinking = ((choice?.message.thinking_blocks ?? []) as ThinkingBlock[]).map((block) => block.thinking).join('');
     const incomplete = incompleteReason(choice?.finish_reason);
     const body = renderResponse(prepared.context, {

@@ -19,6 +19,7 @@ export function registerResponsesRoutes(app: FastifyInstance, responses: Respons
     const { request: body, useWalletBalance } = toResponsesRequest(parseOrThrow(responsesRequestSchema, request.body));
     const prepared = await responses.prepare(callerOf(request), body, useWalletBalance || walletFromQuery(request));
     reply.headers(prepared.call.resolution.headers);
+    if (prepared.mode === 'translated' && prepared.skippedTools.length > 0) reply.header('x-tollgate-skipped-tools', prepared.skippedTools.join(', '));
     const stream = body.stream === true;
     // A non-stream call runs to its end even if the client leaves: the vendor bills it, so it is charged (no abort wiring).
     if (prepared.mode === 'translated' && !stream) return responses.completeTranslated(prepared);
