@@ -74,7 +74,10 @@ describe('card top-ups on the billing page, in Chromium', () => {
 
     await page.goto(`${gw.url}/console/billing?payment=${listed.body.data[0]!.id}&cancelled=1`);
     await page.getByRole('status').filter({ hasText: 'The card payment was cancelled' }).waitFor();
-    const row = page.getByRole('table', { name: /Card payments/ }).getByRole('row').nth(1);
+    const table = page.getByRole('table', { name: /Card payments/ });
+    // The payments list loads after the page: wait for its row before reading it.
+    await table.getByRole('cell', { name: 'pending', exact: true }).waitFor();
+    const row = table.getByRole('row').nth(1);
     const cells = await row.getByRole('cell').allTextContents();
     assert.ok(cells.includes('25.00 USD') && cells.includes('pending'), JSON.stringify(cells));
 
