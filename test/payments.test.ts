@@ -175,6 +175,9 @@ for (const database of ['sqlite', 'postgres'] as const) {
         assert.equal(refused(await checkout(client, { amount }), 400).param, 'amount', amount);
       }
       refused(await checkout(client, { amount: '5.00', extra: true }), 400);
+      const sessionsBefore = standIn.sessions.length;
+      refused(await client.withoutCsrf('POST', '/payments/checkout', { amount: '5.00' }), 403);
+      assert.equal(standIn.sessions.length, sessionsBefore, 'a cookie request without its CSRF token opens no checkout');
 
       const { userId: ownerId, orgId } = await userWithOrg(gw, { user: '0', org: '0' });
       const owner = await createCustomer(gw, { balance: '0' });
