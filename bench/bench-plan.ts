@@ -26,6 +26,9 @@ export interface BenchPlan {
   /** Delay between streamed chunks during the concurrent-streams phase, so the streams overlap. */
   streamChunkDelayMs: number;
   rssSampleMs: number;
+  /** The request log's cost: interleaved on/off saturation pairs, and each run's length. */
+  logCostRounds: number;
+  logCostSeconds: number;
   /** Wait after a gateway's last load before reading its RSS "after". */
   rssSettleSeconds: number;
 }
@@ -63,6 +66,8 @@ export function parsePlan(argv: readonly string[]): BenchPlan {
         firstTokenStreams: 100,
         streamSteps: [250, 500],
         rssSettleSeconds: 10,
+        logCostRounds: 8,
+        logCostSeconds: 2,
       }
     : {
         ...common,
@@ -77,5 +82,7 @@ export function parsePlan(argv: readonly string[]): BenchPlan {
         firstTokenStreams: 1_000,
         streamSteps: [250, 500, 1_000],
         rssSettleSeconds: 30,
+        logCostRounds: 16,
+        logCostSeconds: 4,
       };
 }

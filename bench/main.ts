@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { parsePlan, type BenchPlan } from './bench-plan.ts';
 import { installExitHandlers, stopChild, stopEverything } from './child-processes.ts';
 import { measureTarget, type TargetReport } from './measure-target.ts';
+import { measureRequestLogCost, type RequestLogCost } from './request-log-cost.ts';
 import { appendResults, machineLine, renderStepNotes, renderTable } from './results-table.ts';
 import { directTarget, startPortkey, startSimulator, startTollgate, type SimulatorControl, type Target } from './targets.ts';
 
@@ -44,11 +45,12 @@ async function run(plan: BenchPlan): Promise<void> {
   const reports: TargetReport[] = [await measureTarget(directTarget(simulator), simulator, plan)];
   reports.push(await measureGateway(() => startTollgate(ROOT, simulator, stopChild), simulator, plan));
   if (plan.peer === 'portkey') reports.push(await measureGateway(() => startPortkey(ROOT, simulator, stopChild), simulator, plan));
-  // DESIGN §13: the same gateway with the request log off, so the log's cost on the hot path is measured in the same run.
-  const logOff = await measureGateway(() => startTollgate(ROOT, simulator, stopChild, false), simulator, plan);
+  // DESIGN §13: the request log's cost on the hot path, measured in the same run by interleaved runs of the gateway with
+  // the log on and off (one pair after another, so the shared machine's drift falls on both sides alike).
+  const logCost = await measureRequestLogCost((requestLog) => startTollgate(ROOT, simulator, stopChild, requestLog), simulator, plan.saturationConnections, plan.logCostSeconds, plan.logCostRounds);
 
   const table = renderTable(reports, plan);
-  const notes = [...renderStepNotes(reports), requestLogNote(reports[1]!, logOff)];
+  const notes = [...renderStepNotes(reports), requestLogNote(logCost)];
   const seconds = Math.round((Date.now() - startedAt.getTime()) / 1000);
   const title = `${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC · ${plan.mode}${peerName ? ` · peer ${peerName}` : ''} · ${seconds} s`;
   console.log(`\n${title}\n${machineLine()}\n\n${table}\n${notes.map((note) => `- ${note}`).join('\n')}`);
@@ -56,12 +58,14 @@ async function run(plan: BenchPlan): Promise<void> {
   console.error(`\nappended to ${RESULTS_PATH}`);
 }
 
-/** Saturation req/s with the request log on and off, and the difference (DESIGN §13 asks for ≤ 5 %). */
-function requestLogNote(on: TargetReport, off: TargetReport): string {
-  const withLog = on.saturation.requestsPerSecond;
-  const without = off.saturation.requestsPerSecond;
-  const difference = without > 0 ? ((without - withLog) / without) * 100 : 0;
-  return `request log: ${withLog.toFixed(0)} req/s on, ${without.toFixed(0)} req/s off (${difference.toFixed(1)} % fewer with it on)`;
+/** Saturation req/s and CPU per request with the request log on and off (DESIGN §13 asks for ≤ 5 % fewer req/s). */
+function requestLogNote(cost: RequestLogCost): string {
+  const spread = `${cost.pairLosses[0]!.toFixed(1)} … ${cost.pairLosses.at(-1)!.toFixed(1)} %`;
+  return (
+    `request log (${cost.rounds} interleaved pairs × ${cost.secondsPerRun} s): ${cost.on.requestsPerSecond.toFixed(0)} req/s on, ` +
+    `${cost.off.requestsPerSecond.toFixed(0)} req/s off (median pair: ${cost.lossPercent.toFixed(1)} % fewer with it on; pairs ${spread}); ` +
+    `CPU per request ${cost.on.cpuMicrosecondsPerRequest.toFixed(0)} µs on, ${cost.off.cpuMicrosecondsPerRequest.toFixed(0)} µs off (median pair +${cost.cpuPercent.toFixed(1)} %)`
+  );
 }
 
 installExitHandlers();

@@ -8,7 +8,7 @@ const ENDPOINTS = ['chat.completions', 'messages', 'embeddings'];
 
 /** Writes `count` request-log rows (and their rollups) for one user, spread over the `days` before the gateway's now. */
 export async function seedRequestLog(gateway: TestGateway, userId: string, keys: readonly string[], count: number, days: number): Promise<void> {
-  const repository = new SqlRequestLogRepository(gateway.storage.db);
+  const repository = new SqlRequestLogRepository(gateway.storage.db, gateway.storage.sqlite);
   const end = gateway.clock.now();
   await gateway.app.services.requestLog.maintain(true);
   for (let start = 0; start < count; start += BATCH) {

@@ -215,10 +215,10 @@ export function createServices(dependencies: AppDependencies): Services {
   const metrics = new Metrics(config.currency);
   const ledger = new SqlLedgerRepository(storage.db);
   const book = new BalanceBook(ledger, clock, config.ledgerFlushMs, logger.child({ component: 'ledger' }), metrics);
-  const requestLogRepository = new SqlRequestLogRepository(storage.db);
+  const requestLogRepository = new SqlRequestLogRepository(storage.db, storage.sqlite);
   const requestLog = new RequestLog(requestLogRepository, clock, logger.child({ component: 'request-log' }), {
     enabled: config.requestLog,
-    flushMs: Math.max(config.ledgerFlushMs, 5),
+    flushMs: config.requestLogFlushMs,
     retentionDays: config.requestLogDays,
   });
   book.onRecord(requestLog.charged);

@@ -46,6 +46,7 @@ const environmentSchema = z.object({
   TOLLGATE_UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(600_000),
   TOLLGATE_LEDGER_FLUSH_MS: z.coerce.number().int().positive().default(50),
   TOLLGATE_REQUEST_LOG: z.enum(['on', 'off']).default('on'),
+  TOLLGATE_REQUEST_LOG_FLUSH_MS: z.coerce.number().int().min(5).max(60_000).default(200),
   TOLLGATE_REQUEST_LOG_DAYS: z.coerce.number().int().positive().max(3650).default(30),
   TOLLGATE_RESPONSES_DAYS: z.coerce.number().int().positive().max(3650).default(30),
   TOLLGATE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -101,6 +102,8 @@ export interface Config {
   ledgerFlushMs: number;
   /** TOLLGATE_REQUEST_LOG=off stops writing the request log and its rollups (benchmark comparison). */
   requestLog: boolean;
+  /** How long request-log rows wait in memory before their batch is written: longer batches cost less per row. */
+  requestLogFlushMs: number;
   /** Days request-log rows are kept (rollups are kept for good). */
   requestLogDays: number;
   /** Days stored Responses API responses (owner, conversation) are kept. */
@@ -190,6 +193,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Readon
     upstreamTimeoutMs: env.TOLLGATE_UPSTREAM_TIMEOUT_MS,
     ledgerFlushMs: env.TOLLGATE_LEDGER_FLUSH_MS,
     requestLog: env.TOLLGATE_REQUEST_LOG === 'on',
+    requestLogFlushMs: env.TOLLGATE_REQUEST_LOG_FLUSH_MS,
     requestLogDays: env.TOLLGATE_REQUEST_LOG_DAYS,
     responsesDays: env.TOLLGATE_RESPONSES_DAYS,
     logLevel: env.TOLLGATE_LOG_LEVEL,
@@ -217,5 +221,5 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Readon
 /** A configuration for tests: in-memory SQLite, quiet logs, private URLs allowed. */
 export function testConfig(overrides: Partial<Config> = {}): Readonly<Config> {
   const base = loadConfig({ DATABASE_URL: 'sqlite::memory:', TOLLGATE_LOG_LEVEL: 'silent', TOLLGATE_ALLOW_PRIVATE_URLS: 'true' });
-  return Object.freeze({ ...base, ledgerFlushMs: 5, ...overrides });
+  return Object.freeze({ ...base, ledgerFlushMs: 5, requestLogFlushMs: 5, ...overrides });
 }

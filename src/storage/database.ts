@@ -11,6 +11,11 @@ export type Engine = 'sqlite' | 'postgres';
 export interface Storage {
   db: Kysely<Database>;
   engine: Engine;
+  /**
+   * The SQLite handle under `db` (SQLite only). Batched writers run cached prepared statements on it, always inside a
+   * Kysely transaction: that transaction holds the one connection, so no other query interleaves with theirs.
+   */
+  sqlite?: SqliteDatabase.Database;
   /** Runs a real query (readiness); rejects when the database cannot answer. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -70,6 +75,7 @@ function openSqlite(url: string, options: StorageOptions): Storage {
   return {
     db,
     engine: 'sqlite',
+    sqlite: database,
     ping: async () => {
       checkFile();
       await ping(db);
