@@ -93,6 +93,26 @@ export interface TaskDelivery {
   at: number;
 }
 
+/**
+ * Where a task's webhook stands, read from its latest attempt: `pending` while a delivery job is queued or running (the
+ * automatic retries, or an operator's retry), `failed` when the latest attempt failed and nothing is queued (failed for good:
+ * the operator may retry it), `delivered` when the latest attempt arrived.
+ */
+export const DELIVERY_STATES = ['pending', 'failed', 'delivered'] as const;
+export type DeliveryState = (typeof DELIVERY_STATES)[number];
+
+/** A task's latest delivery attempt with the state of its webhook (the operator's list of deliveries). */
+export interface LatestDelivery extends TaskDelivery {
+  state: DeliveryState;
+}
+
+export interface LatestDeliveriesQuery {
+  state?: DeliveryState;
+  limit: number;
+  /** From the previous page's `nextCursor`. */
+  cursor?: string;
+}
+
 /** Tasks, their stored files and webhook deliveries; storage/tasks-repository.ts implements it. Each method is its own transaction. */
 export interface TasksRepository {
   /** A new task, its charge and the job that will run it, at once: none exists without the others. */
@@ -116,4 +136,6 @@ export interface TasksRepository {
    * and the insert hold the task's row, so two retries at once queue one delivery.
    */
   requeueWebhook(taskId: string, now: number): Promise<boolean>;
+  /** The latest attempt of each task that has one, newest first, with its webhook's state; `nextCursor` undefined on the last page. */
+  latestDeliveries(query: LatestDeliveriesQuery): Promise<{ deliveries: LatestDelivery[]; nextCursor: string | undefined }>;
 }
