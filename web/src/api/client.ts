@@ -28,8 +28,9 @@ export function rememberCsrf(token: string | undefined): void {
 
 const SAFE = new Set(['GET', 'HEAD']);
 
-export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const headers: Record<string, string> = { accept: 'application/json' };
+/** `headers`: extra request headers, e.g. the admin API's `Idempotency-Key`. */
+export async function api<T>(method: string, path: string, body?: unknown, options: { headers?: Record<string, string> } = {}): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (!SAFE.has(method) && csrfToken) headers['x-csrf-token'] = csrfToken;
   let response: Response;

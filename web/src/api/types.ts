@@ -207,17 +207,14 @@ export interface AdminModel {
   deprecation_redirect_to: string | null;
 }
 
-/** GET /admin/v1/keys/:id, as far as the operator pages read it. */
-export interface AdminKey {
-  id: string;
-  name: string;
-  userId: string;
-  orgId: string | null;
-}
+/** GET /admin/v1/keys/:id: the management API's key view (never the secret). */
+export type AdminKey = Key;
 
-/** GET /admin/v1/users/:id, as far as the operator pages read it. */
+/** GET /admin/v1/users/:id (never a password hash). */
 export interface AdminUser {
   id: string;
   name: string;
   email: string | null;
+  operator: boolean;
+  balance: string;
 }

@@ -68,8 +68,8 @@ function ConsoleNav() {
           ))}
           {me.data?.operator ? (
             <li>
-              <Link to="/console/admin/models" activeProps={{ 'aria-current': 'page' }}>
-                Models (operator)
+              <Link to="/console/admin" activeProps={{ 'aria-current': 'page' }}>
+                Operator
               </Link>
             </li>
           ) : null}
