@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { promisify } from 'node:util';
 import { errorA } from './helpers/e2e.ts';
-import { startTestGateway, type TestGateway } from './helpers/gateway.ts';
+import { startTestGateway, TEST_MASTER_KEY, type TestGateway } from './helpers/gateway.ts';
 import { advanceAndRun, postOk } from './helpers/tasks.ts';
 import { startWebhookReceiver, type ReceiverBehaviour, type WebhookReceiver } from './helpers/webhook-receiver.ts';
 
@@ -124,3 +129,32 @@ for (const database of ['sqlite', 'postgres'] as const) {
     });
   });
 }
+
+/** `tollgate deliveries list --state failed` is the same service call as the admin API's list. */
+test('the CLI lists the webhooks that failed for good, as the admin API does', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tollgate-cli-'));
+  const env = { ...process.env, DATA_DIR: dir, DATABASE_URL: `sqlite:${join(dir, 'cli.db')}`, TOLLGATE_LOG_LEVEL: 'silent', TOLLGATE_SECRET_KEY: TEST_MASTER_KEY.toString('hex') };
+  const cli = async (...args: string[]): Promise<Page> => {
+    const { stdout } = await promisify(execFile)(process.execPath, [join(import.meta.dirname, '..', 'bin', 'tollgate.js'), ...args], { env });
+    return JSON.parse(stdout) as Page;
+  };
+  const gw = await startTestGateway({ database: { url: env.DATABASE_URL } });
+  let hook: WebhookReceiver | undefined;
+  try {
+    const { key } = await gw.fundedKey({ balance: '5.00' });
+    hook = await startWebhookReceiver({ apiKey: () => key, clock: gw.clock, behaviour: () => 500 });
+    const taskId = String((await postOk(gw, '/api/v2/media/tasks', key, { model: 'tts-1', prompt: 'cli', webhook_url: hook.url })).body.id);
+    await gw.app.services.runner.runDue();
+    for (const pause of RETRY_PAUSES) await advanceAndRun(gw, pause);
+    const fromApi = await gw.admin<Page>('GET', '/deliveries?state=failed');
+    const fromCli = await cli('deliveries', 'list', '--state', 'failed');
+    assert.deepEqual(fromCli.data.map((row) => [row.taskId, row.attempt, row.state]), [[taskId, 5, 'failed']]);
+    assert.deepEqual(fromCli, fromApi.body);
+    assert.deepEqual((await cli('deliveries', 'list', '--state', 'delivered')).data, []);
+    await assert.rejects(cli('deliveries', 'list', '--state', 'lost'), /one of pending, failed, delivered/);
+  } finally {
+    await hook?.close();
+    await gw.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
