@@ -213,7 +213,7 @@ export interface App {
 export function createServices(dependencies: AppDependencies): Services {
   const { config, storage, clock, bus, logger } = dependencies;
   const metrics = new Metrics(config.currency);
-  const ledger = new SqlLedgerRepository(storage.db);
+  const ledger = new SqlLedgerRepository(storage.db, storage.sqlite);
   const book = new BalanceBook(ledger, clock, config.ledgerFlushMs, logger.child({ component: 'ledger' }), metrics);
   const requestLogRepository = new SqlRequestLogRepository(storage.db, storage.sqlite);
   const requestLog = new RequestLog(requestLogRepository, clock, logger.child({ component: 'request-log' }), {
