@@ -29,6 +29,8 @@ interface ProfileNode {
   children?: number[];
 }
 interface CpuProfile {
+  /** Microseconds on the monotonic clock (the one process.hrtime reads, on Linux). */
+  startTime: number;
   nodes: ProfileNode[];
   samples: number[];
   timeDeltas: number[];
@@ -68,10 +70,16 @@ function areaOf(frame: ProfileNode['callFrame'], bundle: SourceMap | undefined):
   return { area: 'other', where: url };
 }
 
-function summarise(profile: CpuProfile, bundle: SourceMap | undefined, cpuPerRequest: number, top: number): string {
+/** Self time per node over the samples taken from `fromMicroseconds` on (the measured load, not start-up and warm-up). */
+function summarise(profile: CpuProfile, bundle: SourceMap | undefined, cpuPerRequest: number, top: number, fromMicroseconds: number): string {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const selfTime = new Map<number, number>();
-  profile.samples.forEach((id, index) => selfTime.set(id, (selfTime.get(id) ?? 0) + (profile.timeDeltas[index] ?? 0)));
+  let at = profile.startTime;
+  profile.samples.forEach((id, index) => {
+    const delta = profile.timeDeltas[index] ?? 0;
+    at += delta;
+    if (at >= fromMicroseconds) selfTime.set(id, (selfTime.get(id) ?? 0) + delta);
+  });
   const idle = [...selfTime].filter(([id]) => byId.get(id)?.callFrame.functionName === '(idle)').reduce((sum, [, time]) => sum + time, 0);
   const busy = [...selfTime.values()].reduce((sum, time) => sum + time, 0) - idle;
   const areas = new Map<string, number>();
@@ -106,6 +114,7 @@ async function profileScenario(scenario: Scenario, seconds: number, top: number,
   const load = (duration: number) => autocannon({ url: `${target.origin}${path}`, method: 'POST', headers: target.headers, body, connections: 50, duration, timeout: 10 });
   try {
     await load(2); // warm-up: JIT, pools, caches
+    const loadStartMicroseconds = Number(process.hrtime.bigint() / 1000n);
     const cpuBefore = cpuMicroseconds(target.pid);
     const result = await load(seconds);
     const cpuPerRequest = (cpuMicroseconds(target.pid) - cpuBefore) / result.requests.total;
@@ -115,8 +124,8 @@ async function profileScenario(scenario: Scenario, seconds: number, top: number,
     const profile = JSON.parse(readFileSync(join(directory, file), 'utf8')) as CpuProfile;
     const bundle = new SourceMap(JSON.parse(readFileSync(join(ROOT, 'dist', 'main.js.map'), 'utf8')) as ConstructorParameters<typeof SourceMap>[0]);
     console.log(`\n### ${scenario}: ${(result.requests.total / result.duration).toFixed(0)} req/s, ${cpuPerRequest.toFixed(0)} µs CPU per request, non-2xx ${result.non2xx}\n`);
-    console.log('Shares are of the busy samples of the whole run (warm-up and start included); µs = share × CPU per request.\n');
-    console.log(summarise(profile, bundle, cpuPerRequest, top));
+    console.log('Shares are of the busy samples taken during the measured load; µs = share × CPU per request.\n');
+    console.log(summarise(profile, bundle, cpuPerRequest, top, loadStartMicroseconds));
   } finally {
     await target.stop();
   }
