@@ -371,5 +371,18 @@ for (const database of ['sqlite', 'postgres'] as const) {
       assert.deepEqual(found.body.data.map((card) => card.id), [shared.id], 'a signed-in member finds the org’s private assistant');
       assert.equal((await api(gw, 'GET', `/api/v1/assistants/search?query=@${shared.mention}`, undefined)).body.total, 0, 'signed-out visitors do not');
     });
+
+    test('signed-out searches are limited per address (429 with retry-after); a signed-in user still searches', async () => {
+      let refused: Awaited<ReturnType<typeof readRaw>> | undefined;
+      for (let count = 1; count <= 61 && !refused; count += 1) {
+        const response = await readRaw(await fetch(`${gw.url}/api/v1/assistants/search`));
+        if (response.status === 429) refused = response;
+        else assert.equal(response.status, 200);
+      }
+      assert.ok(refused, 'the 61st search in a minute at the latest is refused');
+      assert.ok(Number(refused.headers.get('retry-after')) >= 1);
+      assert.equal(errorA(refused.json).type, 'rate_limit_error');
+      assert.equal((await ada.client.call('GET', '/assistants/search')).status, 200, 'signed in: not counted');
+    });
   });
 }
