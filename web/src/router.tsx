@@ -3,6 +3,8 @@ import { queryClient } from './api/query-client.ts';
 import { sessionQuery } from './api/session.ts';
 import { ConsoleLayout } from './components/console-layout.tsx';
 import { AdminModelsPage } from './routes/console/admin/models.tsx';
+import { AssistantsPage } from './routes/console/assistants.tsx';
+import { AssistantPage } from './routes/assistant-page.tsx';
 import { BillingPage } from './routes/console/billing.tsx';
 import { BotsPage } from './routes/console/bots.tsx';
 import { KeysPage } from './routes/console/keys.tsx';
@@ -49,6 +51,7 @@ const signup = createRoute({ getParentRoute: () => root, path: '/signup', compon
 const invite = createRoute({ getParentRoute: () => root, path: '/invite/$token', component: InvitePage });
 const reset = createRoute({ getParentRoute: () => root, path: '/reset/$token', component: ResetPage });
 const confirmEmail = createRoute({ getParentRoute: () => root, path: '/confirm-email/$token', component: ConfirmEmailPage });
+const assistantPage = createRoute({ getParentRoute: () => root, path: '/a/$mention', component: AssistantPage });
 
 const consoleRoot = createRoute({
   getParentRoute: () => root,
@@ -66,6 +69,7 @@ const usage = createRoute({ getParentRoute: () => consoleRoot, path: '/usage', c
 const requests = createRoute({ getParentRoute: () => consoleRoot, path: '/requests', component: RequestsPage });
 const billing = createRoute({ getParentRoute: () => consoleRoot, path: '/billing', component: BillingPage });
 const bots = createRoute({ getParentRoute: () => consoleRoot, path: '/bots', component: BotsPage });
+const assistants = createRoute({ getParentRoute: () => consoleRoot, path: '/assistants', component: AssistantsPage });
 const org = createRoute({ getParentRoute: () => consoleRoot, path: '/orgs/$id', component: OrgPage });
 const adminModels = createRoute({ getParentRoute: () => consoleRoot, path: '/admin/models', component: AdminModelsPage });
 const orgApi = createRoute({ getParentRoute: () => consoleRoot, path: '/orgs/$id/api', component: OrgApiPage });
@@ -77,7 +81,8 @@ const routeTree = root.addChildren([
   invite,
   reset,
   confirmEmail,
-  consoleRoot.addChildren([overview, keys, usage, requests, billing, bots, org, orgApi, adminModels]),
+  assistantPage,
+  consoleRoot.addChildren([overview, keys, usage, requests, billing, assistants, bots, org, orgApi, adminModels]),
 ]);
 
 export const router = createRouter({ routeTree, defaultPreload: 'intent' });
