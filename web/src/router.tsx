@@ -13,6 +13,8 @@ import { AdminProvidersPage } from './routes/console/admin/providers.tsx';
 import { AdminUserPage } from './routes/console/admin/user.tsx';
 import { AdminUsersPage } from './routes/console/admin/users.tsx';
 import { AdminVouchersPage } from './routes/console/admin/vouchers.tsx';
+import { AssistantsPage } from './routes/console/assistants.tsx';
+import { AssistantPage } from './routes/assistant-page.tsx';
 import { BillingPage } from './routes/console/billing.tsx';
 import { BotsPage } from './routes/console/bots.tsx';
 import { KeysPage } from './routes/console/keys.tsx';
@@ -59,6 +61,7 @@ const signup = createRoute({ getParentRoute: () => root, path: '/signup', compon
 const invite = createRoute({ getParentRoute: () => root, path: '/invite/$token', component: InvitePage });
 const reset = createRoute({ getParentRoute: () => root, path: '/reset/$token', component: ResetPage });
 const confirmEmail = createRoute({ getParentRoute: () => root, path: '/confirm-email/$token', component: ConfirmEmailPage });
+const assistantPage = createRoute({ getParentRoute: () => root, path: '/a/$mention', component: AssistantPage });
 
 const consoleRoot = createRoute({
   getParentRoute: () => root,
@@ -76,6 +79,7 @@ const usage = createRoute({ getParentRoute: () => consoleRoot, path: '/usage', c
 const requests = createRoute({ getParentRoute: () => consoleRoot, path: '/requests', component: RequestsPage });
 const billing = createRoute({ getParentRoute: () => consoleRoot, path: '/billing', component: BillingPage });
 const bots = createRoute({ getParentRoute: () => consoleRoot, path: '/bots', component: BotsPage });
+const assistants = createRoute({ getParentRoute: () => consoleRoot, path: '/assistants', component: AssistantsPage });
 const org = createRoute({ getParentRoute: () => consoleRoot, path: '/orgs/$id', component: OrgPage });
 
 // The operator pages (DESIGN §11): one layout with the operator's navigation; others are told the pages are for operators.
@@ -106,12 +110,14 @@ const routeTree = root.addChildren([
   invite,
   reset,
   confirmEmail,
+  assistantPage,
   consoleRoot.addChildren([
     overview,
     keys,
     usage,
     requests,
     billing,
+    assistants,
     bots,
     org,
     orgApi,

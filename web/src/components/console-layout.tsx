@@ -11,6 +11,7 @@ const LINKS = [
   { to: '/console/usage', label: 'Usage' },
   { to: '/console/requests', label: 'Requests' },
   { to: '/console/billing', label: 'Billing' },
+  { to: '/console/assistants', label: 'Assistants' },
   { to: '/console/bots', label: 'Bots' },
 ] as const;
 
