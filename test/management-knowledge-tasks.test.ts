@@ -80,13 +80,13 @@ function embeddingOf(text: string): { chunks: number; tokens: number; cost: bigi
 }
 
 /** A POST with the session (cookie and CSRF token) that also returns the request id. */
-async function sessionPost(gw: TestGateway, client: SignedInClient, path: string, body: unknown): Promise<{ status: number; body: JsonRecord; requestId: string }> {
+async function sessionPost(gw: TestGateway, client: SignedInClient, path: string, body: unknown): Promise<{ status: number; body: JsonRecord; requestId: string; costHeader: string | null }> {
   const response = await fetch(`${gw.url}/api/v1${path}`, {
     method: 'POST',
     headers: { cookie: client.cookie, 'x-csrf-token': client.csrfToken, 'content-type': 'application/json' },
     body: JSON.stringify(body),
   });
-  return { status: response.status, body: asRecord(await response.json()), requestId: response.headers.get('x-request-id') ?? '' };
+  return { status: response.status, body: asRecord(await response.json()), requestId: response.headers.get('x-request-id') ?? '', costHeader: response.headers.get('x-tollgate-cost') };
 }
 
 function expectError(result: { status: number; body: unknown }, status: number, pattern: RegExp, type = 'invalid_request_error'): void {
@@ -167,6 +167,7 @@ for (const database of ['sqlite', 'postgres'] as const) {
       assert.equal(cost, embeddingOf(MANUAL).cost);
       assert.ok(cost > 0n);
       assert.equal(await balanceMicros(gw, { userId: owner.userId }), balanceBefore - cost, 'the balance fell by the cost shown');
+      assert.equal(micros(added.costHeader ?? 'missing'), cost, 'x-tollgate-cost says the same');
 
       const ledger = await session.call<Page<LedgerEntry>>('GET', '/ledger?limit=100');
       const entries = ledger.body.data.filter((entry) => entry.requestId === added.requestId);
