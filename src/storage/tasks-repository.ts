@@ -2,7 +2,7 @@ import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { JsonObject } from '../core/chat-types.ts';
 import type { LedgerEntry } from '../features/billing/ledger.ts';
 import type { CostAdjustment } from '../features/usage/request-log.ts';
-import { taskMovesTo, type Task, type TaskChanges, type TaskDelivery, type TaskError, type TaskFile, type TaskResult, type TasksRepository } from '../features/tasks/task.ts';
+import { taskMovesTo, type QueuedDelivery, type Task, type TaskChanges, type TaskDelivery, type TaskError, type TaskFile, type TaskListFilter, type TaskResult, type TasksRepository } from '../features/tasks/task.ts';
 import type { SqlJobsRepository } from './jobs-repository.ts';
 import type { SqlLedgerRepository } from './ledger-repository.ts';
 import { moneyText } from './money-sql.ts';
@@ -162,6 +162,26 @@ export class SqlTasksRepository implements TasksRepository {
         at: delivery.at,
       })
       .execute();
+  }
+
+  async listForUser(userId: string, filter: TaskListFilter): Promise<Task[]> {
+    let select = this.db.selectFrom('tasks').select([...COLUMNS, moneyText('cost_nano').as('cost')]).where('user_id', '=', userId);
+    if (filter.status !== undefined) select = select.where('status', '=', filter.status);
+    if (filter.after !== undefined) select = select.where('id', '<', filter.after);
+    const rows = await select.orderBy('id', 'desc').limit(filter.limit).execute();
+    return rows.map(toTask);
+  }
+
+  async queuedDelivery(taskId: string): Promise<QueuedDelivery | undefined> {
+    const row = await this.db
+      .selectFrom('jobs')
+      .select(['status', 'run_at'])
+      .where('subject_id', '=', taskId)
+      .where('kind', '=', 'webhook.task')
+      .where('status', 'in', ['pending', 'running'])
+      .orderBy('run_at')
+      .executeTakeFirst();
+    return row && { runAt: Number(row.run_at), running: row.status === 'running' };
   }
 
   async deliveries(taskId: string): Promise<TaskDelivery[]> {
