@@ -56,6 +56,8 @@ import { registerMeRoutes } from './http/routes/management/me.ts';
 import { registerKeysRoutes } from './http/routes/management/keys.ts';
 import { registerBotRoutes } from './http/routes/management/bots.ts';
 import { registerAssistantManagementRoutes } from './http/routes/management/assistants.ts';
+import { registerKnowledgeManagementRoutes } from './http/routes/management/knowledge.ts';
+import { registerTaskManagementRoutes } from './http/routes/management/tasks.ts';
 import { registerInvitationRoutes } from './http/routes/management/invitations.ts';
 import { registerOrgRoutes } from './http/routes/management/orgs.ts';
 import { InvitationsService } from './features/accounts/invitations-service.ts';
@@ -385,6 +387,8 @@ function registerManagementRoutes(server: FastifyInstance, services: Services): 
   registerInvitationRoutes(server, { invitations: services.invitations, clock: services.clock }, { secureCookies });
   registerBotRoutes(server, services.botIntegrations);
   registerAssistantManagementRoutes(server, { assistants: services.assistants, assistantChat: services.assistantChat, models: services.catalog, limiter: services.limiter });
+  registerKnowledgeManagementRoutes(server, services.knowledge);
+  registerTaskManagementRoutes(server, services.tasks, services.fileUrl);
   registerUsageRoutes(server, services.usage);
   registerVoucherRedeemRoute(server, services.vouchers);
   registerPaymentRoutes(server, services.payments);

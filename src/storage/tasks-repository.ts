@@ -6,11 +6,13 @@ import {
   taskMovesTo,
   type LatestDeliveriesQuery,
   type LatestDelivery,
+  type QueuedDelivery,
   type Task,
   type TaskChanges,
   type TaskDelivery,
   type TaskError,
   type TaskFile,
+  type TaskListFilter,
   type TaskResult,
   type TasksRepository,
 } from '../features/tasks/task.ts';
@@ -174,6 +176,26 @@ export class SqlTasksRepository implements TasksRepository {
         at: delivery.at,
       })
       .execute();
+  }
+
+  async listForUser(userId: string, filter: TaskListFilter): Promise<Task[]> {
+    let select = this.db.selectFrom('tasks').select([...COLUMNS, moneyText('cost_nano').as('cost')]).where('user_id', '=', userId);
+    if (filter.status !== undefined) select = select.where('status', '=', filter.status);
+    if (filter.after !== undefined) select = select.where('id', '<', filter.after);
+    const rows = await select.orderBy('id', 'desc').limit(filter.limit).execute();
+    return rows.map(toTask);
+  }
+
+  async queuedDelivery(taskId: string): Promise<QueuedDelivery | undefined> {
+    const row = await this.db
+      .selectFrom('jobs')
+      .select(['status', 'run_at'])
+      .where('subject_id', '=', taskId)
+      .where('kind', '=', 'webhook.task')
+      .where('status', 'in', ['pending', 'running'])
+      .orderBy('run_at')
+      .executeTakeFirst();
+    return row && { runAt: Number(row.run_at), running: row.status === 'running' };
   }
 
   async deliveries(taskId: string): Promise<TaskDelivery[]> {

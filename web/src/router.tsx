@@ -18,10 +18,12 @@ import { AssistantPage } from './routes/assistant-page.tsx';
 import { BillingPage } from './routes/console/billing.tsx';
 import { BotsPage } from './routes/console/bots.tsx';
 import { KeysPage } from './routes/console/keys.tsx';
+import { KnowledgePage } from './routes/console/knowledge.tsx';
 import { OrgApiPage } from './routes/console/org-api.tsx';
 import { OrgPage } from './routes/console/org.tsx';
 import { OverviewPage } from './routes/console/overview.tsx';
 import { RequestsPage } from './routes/console/requests.tsx';
+import { TasksPage } from './routes/console/tasks.tsx';
 import { UsagePage } from './routes/console/usage.tsx';
 import { ConfirmEmailPage } from './routes/confirm-email.tsx';
 import { InvitePage } from './routes/invite.tsx';
@@ -80,6 +82,8 @@ const requests = createRoute({ getParentRoute: () => consoleRoot, path: '/reques
 const billing = createRoute({ getParentRoute: () => consoleRoot, path: '/billing', component: BillingPage });
 const bots = createRoute({ getParentRoute: () => consoleRoot, path: '/bots', component: BotsPage });
 const assistants = createRoute({ getParentRoute: () => consoleRoot, path: '/assistants', component: AssistantsPage });
+const knowledge = createRoute({ getParentRoute: () => consoleRoot, path: '/knowledge', component: KnowledgePage });
+const tasks = createRoute({ getParentRoute: () => consoleRoot, path: '/tasks', component: TasksPage });
 const org = createRoute({ getParentRoute: () => consoleRoot, path: '/orgs/$id', component: OrgPage });
 
 // The operator pages (DESIGN §11): one layout with the operator's navigation; others are told the pages are for operators.
@@ -118,7 +122,9 @@ const routeTree = root.addChildren([
     requests,
     billing,
     assistants,
+    knowledge,
     bots,
+    tasks,
     org,
     orgApi,
     admin.addChildren([adminIndex, adminUsers, adminUser, adminOrgs, adminOrg, adminKeys, adminModels, adminProviders, adminVouchers, adminDeliveries, adminAudit]),

@@ -60,6 +60,11 @@ export class RequestTrace {
     this.payer = payer;
   }
 
+  /** Who pays, for a charge made without a model call's resolution (a knowledge document's embeddings). */
+  paidBy(payer: AccountRef): void {
+    this.payer = payer;
+  }
+
   /** Tokens of one priced charge (several add up: an assistant's turns). */
   used(tokens: TokenUsage): void {
     this.billed = true;

@@ -88,10 +88,7 @@ export interface ChatAnswer {
 }
 
 /** A knowledge base an assistant may link (GET /api/v1/knowledge). */
-export interface KnowledgeBase {
-  id: string;
-  title: string;
-}
+export type { KnowledgeBase } from './types.ts';
 
 /** `capabilities` bits (SPEC 4.5 list items), as docs/api.md names them. */
 export const CAPABILITY_NAMES: ReadonlyArray<[number, string]> = [

@@ -47,7 +47,7 @@ export function AssistantForm({ assistant, submitLabel, busy, error, onSubmit }:
   const me = useMe();
   const prefix = useId();
   const models = useQuery({ queryKey: ['catalog'], queryFn: () => api<List<CatalogModel>>('GET', '/api/v1/models') });
-  const bases = useQuery({ queryKey: ['knowledge-bases'], queryFn: () => api<List<KnowledgeBase>>('GET', '/api/v1/knowledge?limit=100'), retry: false });
+  const bases = useQuery({ queryKey: ['knowledge', 'choices'], queryFn: () => api<List<KnowledgeBase>>('GET', '/api/v1/knowledge?limit=100'), retry: false });
   const [formError, setFormError] = useState<unknown>(null);
   const chatModels = (models.data?.data ?? []).filter((model) => model.kind === 'chat' && !model.deprecated);
   const database = assistant?.database ?? null;

@@ -13,6 +13,8 @@ const LINKS = [
   { to: '/console/billing', label: 'Billing' },
   { to: '/console/assistants', label: 'Assistants' },
   { to: '/console/bots', label: 'Bots' },
+  { to: '/console/knowledge', label: 'Knowledge' },
+  { to: '/console/tasks', label: 'Tasks' },
 ] as const;
 
 /** The signed-in frame of every /console page: navigation, the user, sign out (the route's guard sends others to /login). */
