@@ -14,7 +14,9 @@ mkdirSync(OUT, { recursive: true });
 const gateway = await startTestGateway({ clock: new ManualClock(Date.now()) });
 const browser = await launchBrowser();
 try {
-  const customer = await createCustomer(gateway, { balance: '25.00', name: 'Ada Lovelace' });
+  // An operator too, so the operator pages can be shown with the same session.
+  const customer = await createCustomer(gateway, { balance: '25.00', name: 'Ada Lovelace', operator: true });
+  await createCustomer(gateway, { balance: '3.50', name: 'Charles Babbage' });
   const session = await signIn(gateway, customer);
   const org = await gateway.admin<{ id: string }>('POST', '/orgs', { name: 'Analytical Engines', ownerId: customer.userId, balance: '100.00' });
   const created = await session.call<{ key: string }>('POST', '/keys', { name: 'laptop', limit: { amount: '5.00', period: 'month' } });
@@ -26,6 +28,17 @@ try {
       body: JSON.stringify({ model, messages: [{ role: 'user', content: text }] }),
     });
   }
+  await session.call('POST', '/assistants', {
+    mention: 'haiku-coach',
+    title: 'Haiku coach',
+    subtitle: 'Five, seven, five',
+    description: 'Turns any topic into a haiku and explains the cut.',
+    instruction: 'Answer with one haiku, then one sentence on its kireji.',
+    modelId: 'gpt-4o-mini',
+    access: { isPrivate: false },
+  });
+  const base = await session.call<{ id: string }>('POST', '/knowledge', { title: 'Product manual' });
+  await session.call('POST', `/knowledge/${base.body.id}/documents`, { title: 'Getting started', text: 'Tollgate is a gateway to hosted AI models. Create a key, then call /v1/chat/completions with it.' });
   await gateway.app.services.requestLog.flush();
   const [name, value] = session.cookie.split('=') as [string, string];
 
@@ -47,7 +60,15 @@ try {
   await shoot('/console/requests', 'console-requests.png', 1280, 'Requests');
   await shoot('/console/billing', 'console-billing.png', 1280, 'Billing');
   await shoot(`/console/orgs/${org.body.id}/api`, 'console-org-api.png', 1280, 'Analytical Engines');
+  await shoot('/console/assistants', 'console-assistants.png', 1280, 'Assistants');
+  await shoot('/a/haiku-coach', 'assistant-page.png', 1280, 'Haiku coach');
+  await shoot('/console/knowledge', 'console-knowledge.png', 1280, 'Knowledge bases');
+  await shoot('/console/tasks', 'console-tasks.png', 1280, 'Tasks');
+  await shoot('/console/admin/users', 'operator-users.png', 1280, 'Users');
+  await shoot('/console/admin/models', 'operator-models.png', 1280, 'Models');
+  await shoot('/console/admin/audit', 'operator-audit.png', 1280, 'Audit log');
   await shoot('/console', 'console-overview-375.png', 375, 'Overview');
+  await shoot('/a/haiku-coach', 'assistant-page-375.png', 375, 'Haiku coach');
 } finally {
   await browser.close();
   await gateway.close();
