@@ -263,15 +263,14 @@ export function createServices(dependencies: AppDependencies): Services {
   const tasks = new TasksService(callDependencies, tasksRepository, secrets, config.allowPrivateUrls, config.imagineModel);
   runner.handle('bot.reply', new BotReplyWorker({ bots, assistants: assistantsRepository, chat: assistantChat, catalog, book, clock, logger: logger.child({ component: 'chatbot' }), requestLog }).run);
   runner.handle('bot.deliver', new BotOutboxDispatcher(bots, secrets, clock, logger.child({ component: 'chatbot' }), { allowPrivateUrls: config.allowPrivateUrls, timeoutMs: config.webhookTimeoutMs }).deliver);
-  // Mail (DESIGN §15): an outbox sent by `mail.send` jobs; low-balance alerts ride on the ledger write, key-limit alerts on
-  // the spend book.
+  // Mail (DESIGN §15): an outbox sent by `mail.send` jobs; low-balance and key-limit alerts ride on the ledger write.
   const mailIdentity = { from: config.mailFrom, host: mailHost(config.mailFrom) };
   const mailRepository = new SqlMailOutboxRepository(storage.db, jobs);
   const mail = new MailOutbox(mailRepository, clock, logger.child({ component: 'mail' }), secrets, mailIdentity, config.smtpUrl !== undefined);
   const mailTransport = config.smtpUrl === undefined ? undefined : smtpTransport(config.smtpUrl);
   runner.handle(MAIL_JOB, new MailSender(mailRepository, mailTransport, mailIdentity, secrets, clock, logger.child({ component: 'mail' })).deliver);
   ledger.watch(new LowBalanceAlerts(mail, config.currency).watch);
-  keySpend.onLimitLevel(new KeyLimitAlerts(mail, config.currency).reached);
+  ledger.watch(new KeyLimitAlerts(mail, keysRepository, clock, config.currency).watch);
   metrics.watchMail(() => mail.counts());
   const accountTokens = new SqlAccountTokensRepository(storage.db);
   const sessions = new SessionsService(accountsRepository, new SqlSessionsRepository(storage.db), clock);

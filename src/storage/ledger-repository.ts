@@ -1,24 +1,35 @@
 import { PostgresAdapter, sql, type Kysely, type Transaction } from 'kysely';
 import type { AccountRef } from '../features/accounts/accounts.ts';
-import type { AppendResult, BalanceMove, BalanceWatcher, LeaseUse, LedgerEntry, LedgerPosition, LedgerRepository } from '../features/billing/ledger.ts';
+import type { AppendResult, BalanceMove, InsertedEntry, LeaseUse, LedgerEntry, LedgerPosition, LedgerRepository, LedgerWatcher } from '../features/billing/ledger.ts';
 import type { Money } from '../lib/money.ts';
 import { moneyText, moneyTextOrNull } from './money-sql.ts';
 import type { Database } from './schema.ts';
 
 const INSERT_CHUNK = 500;
+
+/** A ledger row as the insert returns it (only rows actually inserted). */
+interface InsertedRow {
+  type: AccountRef['type'];
+  id: string;
+  amount: string;
+  kind: LedgerEntry['kind'];
+  key: string | null;
+  /** created_at: a number on SQLite, text (bigint) on PostgreSQL. */
+  at: number | string;
+}
 const tableOf = (account: AccountRef): 'users' | 'orgs' => (account.type === 'user' ? 'users' : 'orgs');
 
 export class SqlLedgerRepository implements LedgerRepository {
   private readonly postgres: boolean;
-  private watcher: BalanceWatcher | undefined;
+  private readonly watchers: LedgerWatcher[] = [];
 
   constructor(private readonly db: Kysely<Database>) {
     this.postgres = db.getExecutor().adapter instanceof PostgresAdapter;
   }
 
-  /** Low-balance alerts: told of moved balances of accounts with a threshold, in the write's transaction (mail, DESIGN §15). */
-  watch(watcher: BalanceWatcher): void {
-    this.watcher = watcher;
+  /** Alerts (mail, DESIGN §15) told of each write in its transaction: moved balances with a threshold, inserted entries. */
+  watch(watcher: LedgerWatcher): void {
+    this.watchers.push(watcher);
   }
 
   /**
@@ -27,17 +38,17 @@ export class SqlLedgerRepository implements LedgerRepository {
    * ledger is skipped (a batch retried after its commit was not acknowledged must not count twice); the rows actually
    * inserted come back, and only they move balances.
    */
-  private async insertRows(trx: Transaction<Database>, entries: readonly LedgerEntry[]): Promise<Array<{ type: string; id: string; amount: string }>> {
+  private async insertRows(trx: Transaction<Database>, entries: readonly LedgerEntry[]): Promise<InsertedRow[]> {
     const rows = JSON.stringify(
       entries.map((entry) => [entry.id, entry.account.type, entry.account.id, entry.amount.toString(), entry.kind, entry.requestId, entry.model, entry.description, entry.createdAt, entry.keyId ?? null]),
     );
     const columns = sql`(id, account_type, account_id, amount_nano, kind, request_id, model, description, created_at, key_id)`;
-    const returning = sql`on conflict (id) do nothing returning account_type as type, account_id as id, cast(amount_nano as text) as amount`;
+    const returning = sql`on conflict (id) do nothing returning account_type as type, account_id as id, cast(amount_nano as text) as amount, kind, key_id as key, created_at as at`;
     const result = this.postgres
-      ? await sql<{ type: string; id: string; amount: string }>`insert into ledger ${columns}
+      ? await sql<InsertedRow>`insert into ledger ${columns}
         select r->>0, r->>1, r->>2, (r->>3)::bigint, r->>4, r->>5, r->>6, r->>7, (r->>8)::bigint, r->>9
         from json_array_elements(${rows}::json) as r ${returning}`.execute(trx)
-      : await sql<{ type: string; id: string; amount: string }>`insert into ledger ${columns}
+      : await sql<InsertedRow>`insert into ledger ${columns}
         select value->>0, value->>1, value->>2, cast(value->>3 as integer), value->>4, value->>5, value->>6, value->>7, value->>8, value->>9
         from json_each(${rows}) where true ${returning}`.execute(trx);
     return result.rows;
@@ -46,17 +57,19 @@ export class SqlLedgerRepository implements LedgerRepository {
   async append(entries: readonly LedgerEntry[], transaction?: Transaction<Database>, lease?: LeaseUse): Promise<AppendResult> {
     const write = async (trx: Transaction<Database>): Promise<AppendResult> => {
       const deltas = new Map<string, { account: AccountRef; delta: Money; spent: Money }>();
+      const inserted: InsertedEntry[] = [];
       for (let start = 0; start < entries.length; start += INSERT_CHUNK) {
         for (const row of await this.insertRows(trx, entries.slice(start, start + INSERT_CHUNK))) {
           const key = `${row.type}:${row.id}`;
           const amount = BigInt(row.amount);
+          if (this.watchers.length > 0) inserted.push({ account: { type: row.type, id: row.id }, amount, kind: row.kind, keyId: row.key, createdAt: Number(row.at) });
           const spent = amount < 0n ? amount : 0n;
           const current = deltas.get(key);
           if (current) {
             current.delta += amount;
             current.spent += spent;
           } else {
-            deltas.set(key, { account: { type: row.type as AccountRef['type'], id: row.id }, delta: amount, spent });
+            deltas.set(key, { account: { type: row.type, id: row.id }, delta: amount, spent });
           }
         }
       }
@@ -86,7 +99,7 @@ export class SqlLedgerRepository implements LedgerRepository {
           if (left) reserved.set(key, BigInt(left.amount));
         }
       }
-      if (watched.length > 0 && this.watcher) await this.watcher(watched, trx);
+      for (const watcher of this.watchers) await watcher({ moves: watched, inserted }, trx);
       return { balances, reserved };
     };
     return transaction ? write(transaction) : this.db.transaction().execute(write);

@@ -38,11 +38,29 @@ export interface BalanceMove {
   lowBalanceAlert: Money;
 }
 
+/** One entry a ledger write inserted (an entry already written, repeated by a retried batch, is not one). */
+export interface InsertedEntry {
+  account: AccountRef;
+  amount: Money;
+  kind: LedgerKind;
+  keyId: string | null;
+  createdAt: number;
+}
+
+/** What one ledger write did, as its watchers see it inside its transaction. */
+export interface LedgerWrite {
+  /** Balances moved on accounts with a low-balance threshold. */
+  moves: readonly BalanceMove[];
+  /** The entries inserted. */
+  inserted: readonly InsertedEntry[];
+}
+
 /**
- * Told, inside the ledger write's transaction, of the balances it moved on accounts with a low-balance threshold; what it
- * writes with `transaction` commits (or rolls back) with the entries. Low-balance alerts (features/mail) are one.
+ * Told, inside the ledger write's transaction, what it wrote and which balances it moved; what it writes with `transaction`
+ * commits (or rolls back) with the entries, after the write's accounts were locked (so watchers lock only after them).
+ * Low-balance and key-limit alerts (features/mail) are watchers.
  */
-export type BalanceWatcher = (moves: readonly BalanceMove[], transaction: unknown) => Promise<void>;
+export type LedgerWatcher = (write: LedgerWrite, transaction: unknown) => Promise<void>;
 
 export interface LedgerRepository {
   /**

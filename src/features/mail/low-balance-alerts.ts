@@ -1,5 +1,5 @@
 import { formatMoney, type Money } from '../../lib/money.ts';
-import type { BalanceMove } from '../billing/ledger.ts';
+import type { LedgerWrite } from '../billing/ledger.ts';
 import type { MailOutbox } from './mail-outbox.ts';
 import { lowBalanceMail } from './templates.ts';
 
@@ -20,7 +20,7 @@ export class LowBalanceAlerts {
     private readonly currency: string,
   ) {}
 
-  readonly watch = async (moves: readonly BalanceMove[], transaction: unknown): Promise<void> => {
+  readonly watch = async ({ moves }: LedgerWrite, transaction: unknown): Promise<void> => {
     if (!this.mail.enabled) return;
     for (const move of moves) {
       if (!crossedBelow(move)) continue;
