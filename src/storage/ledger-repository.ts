@@ -82,11 +82,14 @@ export class SqlLedgerRepository implements LedgerRepository {
           .updateTable(tableOf(account))
           .set({ balance_nano: sql`balance_nano + ${delta}` })
           .where('id', '=', account.id)
-          .returning([moneyText('balance_nano').as('balance'), moneyTextOrNull('low_balance_alert_nano').as('alert')])
+          .returning([moneyText('balance_nano').as('balance'), moneyTextOrNull('low_balance_alert_nano').as('alert'), moneyTextOrNull('auto_recharge_below_nano').as('recharge')])
           .executeTakeFirst();
         if (!row) throw new Error(`ledger entry for unknown account ${key}`);
         balances.set(key, BigInt(row.balance));
-        if (row.alert !== null) watched.push({ account, before: BigInt(row.balance) - delta, after: BigInt(row.balance), lowBalanceAlert: BigInt(row.alert) });
+        if (row.alert !== null || row.recharge !== null) {
+          const after = BigInt(row.balance);
+          watched.push({ account, before: after - delta, after, lowBalanceAlert: row.alert === null ? null : BigInt(row.alert), autoRechargeBelow: row.recharge === null ? null : BigInt(row.recharge) });
+        }
         if (lease && spent < 0n) {
           const left = await trx
             .updateTable('balance_leases')
