@@ -10,8 +10,9 @@ export class BadSignatureError extends Error {
 const idOf = (value: string | { id: string } | null | undefined): string | null => (value == null ? null : typeof value === 'string' ? value : value.id);
 
 /**
- * Stripe through its own package: Checkout Sessions for top-ups and `stripe.webhooks.constructEvent` for the signature check
- * (timestamped HMAC-SHA256 of the raw body, 5 minutes of tolerance). `apiUrl` points the client at another host (tests).
+ * Stripe through its own package: Checkout Sessions for top-ups (payment mode) and saved cards (setup mode, on a Customer),
+ * off-session PaymentIntents for auto-recharge, and `stripe.webhooks.constructEvent` for the signature check (timestamped
+ * HMAC-SHA256 of the raw body, 5 minutes of tolerance). `apiUrl` points the client at another host (tests).
  */
 export class StripeVendor implements CardVendor {
   private readonly stripe: Stripe;

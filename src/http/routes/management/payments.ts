@@ -80,7 +80,7 @@ export function registerPaymentRoutes(app: FastifyInstance, payments: PaymentsSe
   void app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
-    scope.post('/api/v1/payments/stripe/webhook', { config: { auth: 'none', name: 'payments.webhook', doc: { summary: "Stripe's signed events (credits, refunds, lost disputes)", description: 'Verified with STRIPE_WEBHOOK_SECRET over the raw body; each event applies once however often it is delivered.' } } }, async (request) => {
+    scope.post('/api/v1/payments/stripe/webhook', { config: { auth: 'none', name: 'payments.webhook', doc: { summary: "Stripe's signed events (credits, refunds, lost disputes, saved cards, auto-recharge outcomes)", description: 'Verified with STRIPE_WEBHOOK_SECRET over the raw body; each event applies once however often it is delivered.' } } }, async (request) => {
       const signature = request.headers['stripe-signature'];
       const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
       const outcome = await payments.receive(raw, typeof signature === 'string' ? signature : undefined);
