@@ -58,6 +58,19 @@ async function accountFacts(database: string, userId: string): Promise<{ balance
 
 const NANOS = 1_000_000_000n;
 
+/** Waits until a backend of the database other than `holderPid` waits for a lock (the settlement reached the held row). */
+async function untilBlocked(database: string, holderPid: number): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const waiting = await onServer((admin) =>
+      admin.query("select count(*)::int as n from pg_stat_activity where datname = $1 and wait_event_type = 'Lock' and pid <> $2", [database, holderPid]),
+    );
+    if ((waiting.rows[0] as { n: number }).n > 0) return;
+    assert.ok(Date.now() < deadline, 'the settlement reached the held row');
+    await pause(20);
+  }
+}
+
 describe('the Stripe webhook against a failing database (PostgreSQL)', () => {
   const database = `tg_payfault_${randomBytes(5).toString('hex')}`;
   let standIn: StripeStandIn;
@@ -120,15 +133,7 @@ describe('the Stripe webhook against a failing database (PostgreSQL)', () => {
       await holder.query('select id from users where id = $1 for update', [customer.userId]);
       const holderPid = (await holder.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
       const pending = deliver(payload, sign());
-      const deadline = Date.now() + 10_000;
-      for (;;) {
-        const waiting = await onServer((admin) =>
-          admin.query("select count(*)::int as n from pg_stat_activity where datname = $1 and wait_event_type = 'Lock' and pid <> $2", [database, holderPid]),
-        );
-        if ((waiting.rows[0] as { n: number }).n > 0) break;
-        assert.ok(Date.now() < deadline, 'the settlement reached the account row');
-        await pause(20);
-      }
+      await untilBlocked(database, holderPid);
       await terminateBackends(database, holderPid);
       const killed = await pending;
       assert.ok(killed.status >= 500, `a settlement whose connection died answers 5xx (Stripe redelivers): ${killed.status} ${JSON.stringify(killed.body)}`);
@@ -174,5 +179,55 @@ describe('the Stripe webhook against a failing database (PostgreSQL)', () => {
     assert.equal(await gw.balance({ userId: customer.userId }), '43.00', 'the gateway reads the credited balance');
     const listed = await client.call<{ data: Array<{ id: string; status: string }> }>('GET', '/payments');
     assert.deepEqual(listed.body.data.map((item) => [item.id, item.status]), [[payment.id, 'paid']]);
+  });
+
+  test("an auto-recharge's success event killed mid-settlement answers 5xx; Stripe's redelivery credits it once; the charge job's retry charges nothing twice", async () => {
+    standIn.deliverTo(`${gw.url}/api/v1/payments/stripe/webhook`, WEBHOOK_SECRET);
+    const customer = await createCustomer(gw, { balance: '20.00' });
+    const client = await signIn(gw, customer);
+    const setup = await client.call<{ id: string }>('POST', '/payments/auto-recharge/card', {});
+    assert.equal(setup.status, 200, JSON.stringify(setup.body));
+    assert.equal((await standIn.completeSetup(setup.body.id)).body.result, 'card_saved');
+    const customerId = standIn.sessions.at(-1)!.fields.customer!;
+    assert.equal((await client.call('PUT', '/payments/auto-recharge', { enabled: true, threshold: '10.00', amount: '30.00' })).status, 200);
+    assert.equal((await gw.admin('POST', '/balance', { userId: customer.userId, amount: '-15.00' })).status, 200); // 5.00: crossed
+
+    // The charge job asks Stripe, whose success event arrives at once; its settlement stops on the account row we hold
+    // (the job, recording the PaymentIntent, then waits for the payment row), and every backend but ours is killed.
+    const holder = new pg.Client({ connectionString: serverUrl(database) });
+    await holder.connect();
+    let running: Promise<unknown> | undefined;
+    try {
+      await holder.query('begin');
+      await holder.query('select id from users where id = $1 for update', [customer.userId]);
+      const holderPid = (await holder.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
+      running = gw.app.services.runner.runDue();
+      await untilBlocked(database, holderPid);
+      await terminateBackends(database, holderPid);
+      await standIn.idle();
+      await holder.query('rollback');
+    } finally {
+      await holder.end();
+    }
+    await running;
+    const first = standIn.deliveries.filter((delivery) => delivery.type === 'payment_intent.succeeded').at(-1)!;
+    assert.ok(first.status >= 500, `the success event met a dead connection: ${first.status} ${JSON.stringify(first.body)}`);
+    let facts = await accountFacts(database, customer.userId);
+    assert.equal(facts.balance, 5n * NANOS, 'nothing credited');
+
+    // Stripe redelivers (until a 2xx); the job runs again later with the same idempotency key.
+    let again = await standIn.redeliver(first);
+    for (let round = 0; again.status !== 200 && round < 20; round += 1) again = await standIn.redeliver(first);
+    assert.deepEqual([again.status, again.body.result], [200, 'credited']);
+    assert.equal((await standIn.redeliver(first)).body.result, 'ignored');
+    gw.clock.advance(60_000);
+    await gw.app.services.runner.runDue();
+    await standIn.idle();
+    assert.equal(standIn.paymentIntents.filter((intent) => intent.fields.customer === customerId).length, 1, 'one charge');
+    facts = await accountFacts(database, customer.userId);
+    assert.equal(facts.credits.length, 1, 'one credit entry');
+    assert.equal(facts.credits[0]!.amount, 30n * NANOS);
+    assert.equal(facts.balance, 35n * NANOS);
+    assert.equal(facts.balance, facts.sum, 'balance = Σ ledger');
   });
 });
