@@ -110,6 +110,9 @@ import { registerWebRoutes } from './http/routes/web.ts';
 import { PaymentsService } from './features/payments/payments-service.ts';
 import { StripeVendor } from './features/payments/stripe-vendor.ts';
 import { SqlPaymentsRepository } from './storage/payments-repository.ts';
+import { AutoRechargeService } from './features/payments/auto-recharge-service.ts';
+import { AUTO_RECHARGE_JOB } from './features/payments/auto-recharge.ts';
+import { SqlAutoRechargeRepository } from './storage/auto-recharge-repository.ts';
 import { registerPaymentRoutes } from './http/routes/management/payments.ts';
 import { EmailChangeService } from './features/accounts/email-change-service.ts';
 import { PasswordResetService } from './features/accounts/password-reset-service.ts';
@@ -158,6 +161,8 @@ export interface Services {
   botIntegrations: BotIntegrationsService;
   vouchers: VouchersService;
   payments: PaymentsService;
+  /** Card auto-recharge: saved cards, thresholds, off-session charges claimed by the ledger write. */
+  autoRecharge: AutoRechargeService;
   directory: DirectoryService;
   /** Mail as durable jobs (DESIGN §15): the outbox, password reset and email change links. */
   mail: MailOutbox;
@@ -266,16 +271,33 @@ export function createServices(dependencies: AppDependencies): Services {
   const tasks = new TasksService(callDependencies, tasksRepository, secrets, config.allowPrivateUrls, config.imagineModel);
   runner.handle('bot.reply', new BotReplyWorker({ bots, assistants: assistantsRepository, chat: assistantChat, catalog, book, clock, logger: logger.child({ component: 'chatbot' }), requestLog }).run);
   runner.handle('bot.deliver', new BotOutboxDispatcher(bots, secrets, clock, logger.child({ component: 'chatbot' }), { allowPrivateUrls: config.allowPrivateUrls, timeoutMs: config.webhookTimeoutMs }).deliver);
-  // Mail (DESIGN §15): an outbox sent by `mail.send` jobs; low-balance alerts ride on the ledger write, key-limit alerts on
-  // the spend book.
+  // Mail (DESIGN §15): an outbox sent by `mail.send` jobs; low-balance and key-limit alerts ride on the ledger write.
   const mailIdentity = { from: config.mailFrom, host: mailHost(config.mailFrom) };
   const mailRepository = new SqlMailOutboxRepository(storage.db, jobs);
   const mail = new MailOutbox(mailRepository, clock, logger.child({ component: 'mail' }), secrets, mailIdentity, config.smtpUrl !== undefined);
   const mailTransport = config.smtpUrl === undefined ? undefined : smtpTransport(config.smtpUrl);
   runner.handle(MAIL_JOB, new MailSender(mailRepository, mailTransport, mailIdentity, secrets, clock, logger.child({ component: 'mail' })).deliver);
   ledger.watch(new LowBalanceAlerts(mail, config.currency).watch);
-  keySpend.onLimitLevel(new KeyLimitAlerts(mail, config.currency).reached);
+  ledger.watch(new KeyLimitAlerts(mail, keysRepository, clock, config.currency).watch);
   metrics.watchMail(() => mail.counts());
+  // Card payments (DESIGN §15): Checkout top-ups, and auto-recharge claimed by the ledger write that crosses its threshold.
+  const paymentsRepository = new SqlPaymentsRepository(storage.db, ledger);
+  const cardVendor = config.stripe ? new StripeVendor(config.stripe.secretKey, config.stripe.webhookSecret, config.stripe.apiUrl) : undefined;
+  const paymentSettings = { currency: config.currency, min: config.topUp.min, max: config.topUp.max, publicUrl };
+  const autoRecharge = new AutoRechargeService(
+    new SqlAutoRechargeRepository(storage.db, paymentsRepository, jobs),
+    paymentsRepository,
+    cardVendor,
+    accounts,
+    mail,
+    audit,
+    clock,
+    logger.child({ component: 'payments' }),
+    paymentSettings,
+  );
+  ledger.watch(autoRecharge.watch);
+  runner.handle(AUTO_RECHARGE_JOB, autoRecharge.charge);
+  const payments = new PaymentsService(paymentsRepository, cardVendor, accounts, audit, bus, clock, paymentSettings, autoRecharge);
   const accountTokens = new SqlAccountTokensRepository(storage.db);
   const sessions = new SessionsService(accountsRepository, new SqlSessionsRepository(storage.db), clock);
   const orgs = new OrgsService(accounts, accountsRepository, audit);
@@ -289,15 +311,8 @@ export function createServices(dependencies: AppDependencies): Services {
     audit,
     directory: new DirectoryService(new SqlAccountsDirectory(storage.db), accountsRepository, accounts, sessions, audit, bus),
     vouchers: new VouchersService(new SqlVouchersRepository(storage.db, ledger), accounts, audit, bus, clock),
-    payments: new PaymentsService(
-      new SqlPaymentsRepository(storage.db, ledger),
-      config.stripe ? new StripeVendor(config.stripe.secretKey, config.stripe.webhookSecret, config.stripe.apiUrl) : undefined,
-      accounts,
-      audit,
-      bus,
-      clock,
-      { currency: config.currency, min: config.topUp.min, max: config.topUp.max, publicUrl },
-    ),
+    payments,
+    autoRecharge,
     sessions,
     orgs,
     invitations: new InvitationsService(new SqlInvitationsRepository(storage.db), accounts, sessions, audit, clock, { signup: config.signup, publicUrl }, mail),
@@ -391,7 +406,7 @@ function registerManagementRoutes(server: FastifyInstance, services: Services): 
   registerTaskManagementRoutes(server, services.tasks, services.fileUrl);
   registerUsageRoutes(server, services.usage);
   registerVoucherRedeemRoute(server, services.vouchers);
-  registerPaymentRoutes(server, services.payments);
+  registerPaymentRoutes(server, services.payments, services.autoRecharge);
   registerOrgAuditRoute(server, { accounts: services.accounts, audit: services.audit });
 }
 

@@ -1,4 +1,5 @@
-import { sql, type Kysely, type Selectable, type Updateable } from 'kysely';
+import { PostgresAdapter, sql, type Kysely, type Selectable, type Transaction, type Updateable } from 'kysely';
+import type { LimitedKey, LimitedKeys } from '../features/mail/key-limit-alerts.ts';
 import type { ApiKey, KeyChanges, KeyQuery, KeyRecord, KeysRepository } from '../features/keys/keys.ts';
 import { moneyTextOrNull } from './money-sql.ts';
 import type { ApiKeysTable, Database } from './schema.ts';
@@ -47,8 +48,12 @@ function columnsOf(changes: KeyChanges): Updateable<ApiKeysTable> {
 /** Money read exactly (as text) on both engines. */
 const KEY_COLUMNS = ['id', 'key_hash', 'key_prefix', 'user_id', 'org_id', 'name', 'allowed_models', 'rate_limit', 'revoked_at', 'created_at', 'scope', 'expires_at', 'disabled', moneyTextOrNull('spend_limit_nano').as('spend_limit_nano'), 'spend_period', 'tpm', 'last_used_at'] as const;
 
-export class SqlKeysRepository implements KeysRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+export class SqlKeysRepository implements KeysRepository, LimitedKeys {
+  private readonly postgres: boolean;
+
+  constructor(private readonly db: Kysely<Database>) {
+    this.postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  }
 
   async insert(key: ApiKey, keyHash: string, keyPrefix: string): Promise<void> {
     await this.db
@@ -126,8 +131,8 @@ export class SqlKeysRepository implements KeysRepository {
     await this.db.updateTable('api_keys').set({ last_used_at: at }).where('id', 'in', [...ids]).execute();
   }
 
-  async spentSince(keyId: string, since: number): Promise<bigint> {
-    const row = await this.db
+  async spentSince(keyId: string, since: number, transaction?: unknown): Promise<bigint> {
+    const row = await ((transaction as Transaction<Database> | undefined) ?? this.db)
       .selectFrom('ledger')
       .select(sql<string | null>`cast(sum(amount_nano) as text)`.as('total'))
       .where('key_id', '=', keyId)
@@ -136,5 +141,29 @@ export class SqlKeysRepository implements KeysRepository {
       .executeTakeFirst();
     // Charges are negative entries: spending is their negation.
     return -BigInt(row?.total ?? '0');
+  }
+
+  /**
+   * Key-limit alerts: the keys with a limit among `ids`, each locked for the rest of the transaction. PostgreSQL: a
+   * transaction-level advisory lock per key, taken in id order (not the key's row, which last-used updates write in any
+   * order); SQLite has one writer at a time.
+   */
+  async lockLimited(ids: readonly string[], transaction: unknown): Promise<LimitedKey[]> {
+    const trx = transaction as Transaction<Database>;
+    if (ids.length === 0) return [];
+    const rows = await trx
+      .selectFrom('api_keys')
+      .select(['id', 'user_id', 'name', 'spend_period', moneyTextOrNull('spend_limit_nano').as('limit')])
+      .where('id', 'in', [...ids])
+      .where('spend_limit_nano', 'is not', null)
+      .orderBy('id')
+      .execute();
+    const keys: LimitedKey[] = [];
+    for (const row of rows) {
+      if (row.limit === null || row.spend_period === null) continue;
+      if (this.postgres) await sql`select pg_advisory_xact_lock(hashtextextended(${`key-spend:${row.id}`}, 0))`.execute(trx);
+      keys.push({ id: row.id, userId: row.user_id, name: row.name, limit: { amount: BigInt(row.limit), period: row.spend_period } });
+    }
+    return keys;
   }
 }

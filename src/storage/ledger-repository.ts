@@ -1,12 +1,23 @@
 import type SqliteDatabase from 'better-sqlite3';
 import { PostgresAdapter, sql, type Kysely, type Transaction } from 'kysely';
 import type { AccountRef } from '../features/accounts/accounts.ts';
-import type { AppendResult, BalanceMove, BalanceWatcher, LeaseUse, LedgerEntry, LedgerPosition, LedgerRepository } from '../features/billing/ledger.ts';
+import type { AppendResult, BalanceMove, InsertedEntry, LeaseUse, LedgerEntry, LedgerPosition, LedgerRepository, LedgerWatcher } from '../features/billing/ledger.ts';
 import type { Money } from '../lib/money.ts';
 import { moneyText, moneyTextOrNull } from './money-sql.ts';
 import type { Database } from './schema.ts';
 
 const INSERT_CHUNK = 500;
+
+/** A ledger row as the insert returns it (only rows actually inserted). */
+interface InsertedRow {
+  type: AccountRef['type'];
+  id: string;
+  amount: string;
+  kind: LedgerEntry['kind'];
+  key: string | null;
+  /** created_at: a number on SQLite, text (bigint) on PostgreSQL. */
+  at: number | string;
+}
 const tableOf = (account: AccountRef): 'users' | 'orgs' => (account.type === 'user' ? 'users' : 'orgs');
 
 const LEDGER_COLUMNS = 'id, account_type, account_id, amount_nano, kind, request_id, model, description, created_at, key_id';
@@ -16,7 +27,7 @@ const ledgerTuple = (entry: LedgerEntry): unknown[] => [
 
 export class SqlLedgerRepository implements LedgerRepository {
   private readonly postgres: boolean;
-  private watcher: BalanceWatcher | undefined;
+  private readonly watchers: LedgerWatcher[] = [];
   /** SQLite only: the entry insert, prepared once (see insertRows). */
   private readonly insertEntry: SqliteDatabase.Statement | undefined;
 
@@ -30,9 +41,9 @@ export class SqlLedgerRepository implements LedgerRepository {
       !this.postgres && sqlite ? sqlite.prepare(`insert into ledger (${LEDGER_COLUMNS}) values (${LEDGER_COLUMNS.split(',').map(() => '?').join(', ')}) on conflict (id) do nothing`) : undefined;
   }
 
-  /** Low-balance alerts: told of moved balances of accounts with a threshold, in the write's transaction (mail, DESIGN §15). */
-  watch(watcher: BalanceWatcher): void {
-    this.watcher = watcher;
+  /** Alerts (mail, DESIGN §15) told of each write in its transaction: moved balances with a threshold, inserted entries. */
+  watch(watcher: LedgerWatcher): void {
+    this.watchers.push(watcher);
   }
 
   /**
@@ -42,22 +53,24 @@ export class SqlLedgerRepository implements LedgerRepository {
    * inserted come back, and only they move balances. On SQLite, in this process, there is no round trip to save: a statement
    * prepared once runs per entry inside the caller's Kysely transaction (which holds the one connection), for less CPU still.
    */
-  private async insertRows(trx: Transaction<Database>, entries: readonly LedgerEntry[]): Promise<Array<{ type: string; id: string; amount: string }>> {
+  private async insertRows(trx: Transaction<Database>, entries: readonly LedgerEntry[]): Promise<InsertedRow[]> {
     if (this.insertEntry) {
-      const inserted: Array<{ type: string; id: string; amount: string }> = [];
+      const inserted: InsertedRow[] = [];
       for (const entry of entries) {
-        if (this.insertEntry.run(ledgerTuple(entry)).changes === 1) inserted.push({ type: entry.account.type, id: entry.account.id, amount: entry.amount.toString() });
+        if (this.insertEntry.run(ledgerTuple(entry)).changes === 1) {
+          inserted.push({ type: entry.account.type, id: entry.account.id, amount: entry.amount.toString(), kind: entry.kind, key: entry.keyId ?? null, at: entry.createdAt });
+        }
       }
       return inserted;
     }
     const rows = JSON.stringify(entries.map((entry) => ledgerTuple(entry).map((value) => (typeof value === 'bigint' ? value.toString() : value))));
     const columns = sql`(id, account_type, account_id, amount_nano, kind, request_id, model, description, created_at, key_id)`;
-    const returning = sql`on conflict (id) do nothing returning account_type as type, account_id as id, cast(amount_nano as text) as amount`;
+    const returning = sql`on conflict (id) do nothing returning account_type as type, account_id as id, cast(amount_nano as text) as amount, kind, key_id as key, created_at as at`;
     const result = this.postgres
-      ? await sql<{ type: string; id: string; amount: string }>`insert into ledger ${columns}
+      ? await sql<InsertedRow>`insert into ledger ${columns}
         select r->>0, r->>1, r->>2, (r->>3)::bigint, r->>4, r->>5, r->>6, r->>7, (r->>8)::bigint, r->>9
         from json_array_elements(${rows}::json) as r ${returning}`.execute(trx)
-      : await sql<{ type: string; id: string; amount: string }>`insert into ledger ${columns}
+      : await sql<InsertedRow>`insert into ledger ${columns}
         select value->>0, value->>1, value->>2, cast(value->>3 as integer), value->>4, value->>5, value->>6, value->>7, value->>8, value->>9
         from json_each(${rows}) where true ${returning}`.execute(trx);
     return result.rows;
@@ -66,17 +79,19 @@ export class SqlLedgerRepository implements LedgerRepository {
   async append(entries: readonly LedgerEntry[], transaction?: Transaction<Database>, lease?: LeaseUse): Promise<AppendResult> {
     const write = async (trx: Transaction<Database>): Promise<AppendResult> => {
       const deltas = new Map<string, { account: AccountRef; delta: Money; spent: Money }>();
+      const inserted: InsertedEntry[] = [];
       for (let start = 0; start < entries.length; start += INSERT_CHUNK) {
         for (const row of await this.insertRows(trx, entries.slice(start, start + INSERT_CHUNK))) {
           const key = `${row.type}:${row.id}`;
           const amount = BigInt(row.amount);
+          if (this.watchers.length > 0) inserted.push({ account: { type: row.type, id: row.id }, amount, kind: row.kind, keyId: row.key, createdAt: Number(row.at) });
           const spent = amount < 0n ? amount : 0n;
           const current = deltas.get(key);
           if (current) {
             current.delta += amount;
             current.spent += spent;
           } else {
-            deltas.set(key, { account: { type: row.type as AccountRef['type'], id: row.id }, delta: amount, spent });
+            deltas.set(key, { account: { type: row.type, id: row.id }, delta: amount, spent });
           }
         }
       }
@@ -89,11 +104,14 @@ export class SqlLedgerRepository implements LedgerRepository {
           .updateTable(tableOf(account))
           .set({ balance_nano: sql`balance_nano + ${delta}` })
           .where('id', '=', account.id)
-          .returning([moneyText('balance_nano').as('balance'), moneyTextOrNull('low_balance_alert_nano').as('alert')])
+          .returning([moneyText('balance_nano').as('balance'), moneyTextOrNull('low_balance_alert_nano').as('alert'), moneyTextOrNull('auto_recharge_below_nano').as('recharge')])
           .executeTakeFirst();
         if (!row) throw new Error(`ledger entry for unknown account ${key}`);
         balances.set(key, BigInt(row.balance));
-        if (row.alert !== null) watched.push({ account, before: BigInt(row.balance) - delta, after: BigInt(row.balance), lowBalanceAlert: BigInt(row.alert) });
+        if (row.alert !== null || row.recharge !== null) {
+          const after = BigInt(row.balance);
+          watched.push({ account, before: after - delta, after, lowBalanceAlert: row.alert === null ? null : BigInt(row.alert), autoRechargeBelow: row.recharge === null ? null : BigInt(row.recharge) });
+        }
         if (lease && spent < 0n) {
           const left = await trx
             .updateTable('balance_leases')
@@ -106,7 +124,7 @@ export class SqlLedgerRepository implements LedgerRepository {
           if (left) reserved.set(key, BigInt(left.amount));
         }
       }
-      if (watched.length > 0 && this.watcher) await this.watcher(watched, trx);
+      for (const watcher of this.watchers) await watcher({ moves: watched, inserted }, trx);
       return { balances, reserved };
     };
     return transaction ? write(transaction) : this.db.transaction().execute(write);

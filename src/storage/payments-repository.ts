@@ -1,19 +1,20 @@
-import { PostgresAdapter, type Kysely } from 'kysely';
+import { PostgresAdapter, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { LedgerRepository } from '../features/billing/ledger.ts';
 import type { Payment, PaymentQuery, PaymentsRepository, Settlement } from '../features/payments/payments.ts';
 import { decodeIdCursor, pageOf } from './list-pages.ts';
 import { moneyText } from './money-sql.ts';
 import type { Database, PaymentsTable } from './schema.ts';
 
-type PaymentRow = Omit<PaymentsTable, 'amount_nano'> & { amount: string };
+type PaymentRow = Omit<Selectable<PaymentsTable>, 'amount_nano'> & { amount: string };
 
 const COLUMNS = [
-  'id', 'session_id', 'account_type', 'account_id', 'user_id', 'amount_minor', 'currency', 'status', 'payment_intent', 'refunded_minor',
+  'id', 'kind', 'failure', 'session_id', 'account_type', 'account_id', 'user_id', 'amount_minor', 'currency', 'status', 'payment_intent', 'refunded_minor',
   'lost_dispute', 'created_at', 'paid_at', moneyText('amount_nano').as('amount'),
 ] as const;
 
 const toPayment = (row: PaymentRow): Payment => ({
   id: row.id,
+  kind: row.kind,
   sessionId: row.session_id,
   account: { type: row.account_type, id: row.account_id },
   userId: row.user_id,
@@ -24,6 +25,7 @@ const toPayment = (row: PaymentRow): Payment => ({
   paymentIntent: row.payment_intent,
   refundedMinor: Number(row.refunded_minor),
   lostDispute: row.lost_dispute,
+  failure: row.failure,
   createdAt: Number(row.created_at),
   paidAt: row.paid_at === null ? null : Number(row.paid_at),
 });
@@ -38,11 +40,13 @@ export class SqlPaymentsRepository implements PaymentsRepository {
     this.postgres = db.getExecutor().adapter instanceof PostgresAdapter;
   }
 
-  async insert(payment: Payment): Promise<void> {
-    await this.db
+  async insert(payment: Payment, transaction?: unknown): Promise<void> {
+    await ((transaction as Transaction<Database> | undefined) ?? this.db)
       .insertInto('payments')
       .values({
         id: payment.id,
+        kind: payment.kind,
+        failure: payment.failure,
         session_id: payment.sessionId,
         account_type: payment.account.type,
         account_id: payment.account.id,
@@ -103,6 +107,7 @@ export class SqlPaymentsRepository implements PaymentsRepository {
           ...(changes.refundedMinor !== undefined ? { refunded_minor: changes.refundedMinor } : {}),
           ...(changes.lostDispute !== undefined ? { lost_dispute: changes.lostDispute } : {}),
           ...(changes.paidAt !== undefined ? { paid_at: changes.paidAt } : {}),
+          ...(changes.failure !== undefined ? { failure: changes.failure } : {}),
         })
         .where('id', '=', id)
         .execute();

@@ -22,6 +22,8 @@ export interface UsersTable {
   operator: ColumnType<number, number | undefined, number>;
   /** Mail when a debit takes the balance below this (migration 0022); null for no alert. */
   low_balance_alert_nano: ColumnType<string | null, bigint | null | undefined, bigint | null>;
+  /** Auto-recharge's threshold while it is on with a saved card (migration 0025); else null. */
+  auto_recharge_below_nano: ColumnType<string | null, bigint | null | undefined, bigint | null>;
 }
 
 export interface SessionsTable {
@@ -41,6 +43,7 @@ export interface OrgsTable {
   prompt_caching: number;
   created_at: number;
   low_balance_alert_nano: ColumnType<string | null, bigint | null | undefined, bigint | null>;
+  auto_recharge_below_nano: ColumnType<string | null, bigint | null | undefined, bigint | null>;
 }
 
 export interface OrgMembersTable {
@@ -451,27 +454,50 @@ export interface ResponsesTable {
   body: string | null;
 }
 
-/** Card top-ups (migration 0021). */
+/** Card top-ups (migration 0021; `kind`, `failure` and a nullable `session_id` since 0025). */
 export interface PaymentsTable {
   id: string;
-  session_id: string;
+  kind: ColumnType<'checkout' | 'auto_recharge', 'checkout' | 'auto_recharge' | undefined, 'checkout' | 'auto_recharge'>;
+  session_id: string | null;
   account_type: 'user' | 'org';
   account_id: string;
   user_id: string;
   amount_nano: MoneyColumn;
   amount_minor: number;
   currency: string;
-  status: 'pending' | 'paid' | 'expired';
+  status: 'pending' | 'paid' | 'expired' | 'failed';
   payment_intent: string | null;
   refunded_minor: number;
   lost_dispute: string | null;
+  failure: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: number;
   paid_at: number | null;
+}
+
+/** Card auto-recharge per account (migration 0025). */
+export interface AutoRechargeTable {
+  account_type: 'user' | 'org';
+  account_id: string;
+  enabled: number;
+  threshold_nano: ColumnType<string | null, bigint | null | undefined, bigint | null>;
+  amount_nano: ColumnType<string | null, bigint | null | undefined, bigint | null>;
+  customer_id: string | null;
+  payment_method: string | null;
+  card_brand: string | null;
+  card_last4: string | null;
+  card_exp_month: number | null;
+  card_exp_year: number | null;
+  last_attempt_at: ColumnType<number | null, number | null | undefined, number | null>;
+  last_payment_id: string | null;
+  /** The user who last set the choice (the payer of record of its charges). */
+  configured_by: string | null;
+  updated_at: number;
 }
 
 export interface Database {
   responses: ResponsesTable;
   payments: PaymentsTable;
+  auto_recharge: AutoRechargeTable;
   vouchers: VouchersTable;
   audit_log: AuditLogTable;
   sessions: SessionsTable;

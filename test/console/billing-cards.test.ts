@@ -12,7 +12,7 @@ interface PaymentView {
   status: string;
 }
 
-/** /console/billing's "Top up by card" in Chromium, against the Stripe stand-in; and its absence when card payments are off. */
+/** /console/billing's "Top up by card" and "Auto-recharge" in Chromium, against the Stripe stand-in; and their absence when card payments are off. */
 describe('card top-ups on the billing page, in Chromium', () => {
   let gw: TestGateway;
   let plain: TestGateway;
@@ -26,6 +26,7 @@ describe('card top-ups on the billing page, in Chromium', () => {
       startTestGateway(),
       launchBrowser(),
     ]);
+    standIn.deliverTo(`${gw.url}/api/v1/payments/stripe/webhook`, 'whsec_test_tollgate');
   });
   after(async () => {
     await browser?.close();
@@ -85,6 +86,62 @@ describe('card top-ups on the billing page, in Chromium', () => {
     assert.deepEqual(problems, []);
   });
 
+  test('at 375 px the customer saves a card on Stripe, turns auto-recharge on with a threshold and an amount, and sees a declined charge', async () => {
+    const customer = await createCustomer(gw, { balance: '10.00' });
+    const { page, requests, problems } = await openPage(browser, { width: 375 });
+    const visited: string[] = [];
+    await page.route('https://checkout.stripe.com/**', (route) => {
+      visited.push(route.request().url());
+      return route.fulfill({ status: 200, contentType: 'text/html', body: '<title>Stripe Checkout stand-in</title><h1>Save a card</h1>' });
+    });
+    await signInThroughForm(page, gw.url, customer);
+    await page.getByRole('link', { name: 'Billing' }).click();
+    const section = page.getByRole('region', { name: 'Auto-recharge' });
+    await section.getByText('No card saved.').waitFor();
+    await section.getByText('Off: the balance is never topped up by itself.').waitFor();
+    assert.equal(await section.getByLabel('Recharge automatically').isDisabled(), true, 'nothing to charge before a card is saved');
+
+    await section.getByRole('button', { name: 'Save a card' }).click();
+    await page.waitForURL(/^https:\/\/checkout\.stripe\.com\//);
+    const setup = standIn.sessions.at(-1)!;
+    assert.equal(setup.fields.mode, 'setup');
+    assert.deepEqual(visited, [`https://checkout.stripe.com/c/pay/${setup.id}`]);
+    // The customer enters the card on Stripe's page; Stripe tells the gateway and sends the browser back.
+    const saved = await standIn.completeSetup(setup.id, { brand: 'visa', last4: '4242' });
+    assert.equal(saved.body.result, 'card_saved');
+    await page.goto(`${gw.url}/console/billing?card=saved`);
+    await page.getByRole('status').filter({ hasText: 'Card saved.' }).waitFor();
+    await section.getByText('Saved card: visa ending in 4242, expires 12/2030.').waitFor();
+
+    await section.getByLabel('Recharge automatically').check();
+    await section.getByLabel('When the balance falls below (USD)').fill('8.00');
+    await section.getByLabel('Add (USD)').fill('0.50');
+    await section.getByRole('button', { name: 'Save auto-recharge' }).click();
+    await section.getByRole('alert').filter({ hasText: 'enter an amount to add from 1.00 to 10000.00 USD' }).waitFor();
+    await section.getByLabel('Add (USD)').fill('25.00');
+    await section.getByRole('button', { name: 'Save auto-recharge' }).click();
+    await section.getByText('On: when a charge takes the balance below 8.00 USD, the saved card is charged 25.00 USD (at most once an hour).').waitFor();
+    const api = await signIn(gw, customer);
+    const state = await api.call<{ enabled: boolean; threshold: string; amount: string }>('GET', '/payments/auto-recharge');
+    assert.deepEqual([state.body.enabled, state.body.threshold, state.body.amount], [true, '8.00', '25.00']);
+
+    // The card is declined when the balance crosses the threshold: the page says so, and auto-recharge stays on.
+    standIn.setCard(saved.paymentMethod, { decline: 'insufficient_funds' });
+    assert.equal((await gw.admin('POST', '/balance', { userId: customer.userId, amount: '-3.00' })).status, 200);
+    await gw.app.services.runner.runDue();
+    await standIn.idle();
+    await page.reload();
+    await section.getByRole('alert').filter({ hasText: 'failed: Your card has insufficient funds.' }).waitFor();
+    await section.getByText(/^On: when a charge takes the balance below 8\.00 USD/).waitFor();
+    const payments = page.getByRole('table', { name: /Card payments/ });
+    await payments.getByRole('cell', { name: 'auto-recharge', exact: true }).waitFor();
+    await page.waitForLoadState('networkidle');
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok(width <= 375, `the billing page is ${width} px wide`);
+    assert.deepEqual(foreignRequests(requests, gw.url).filter((url) => !url.startsWith('https://checkout.stripe.com/')), []);
+    assert.deepEqual(problems, []);
+  });
+
   test('without card payments configured the billing page has no card top-up', async () => {
     const customer = await createCustomer(plain);
     const { page, problems } = await openPage(browser);
@@ -95,6 +152,7 @@ describe('card top-ups on the billing page, in Chromium', () => {
     assert.equal(await page.getByRole('heading', { name: 'Top up by card' }).count(), 0);
     assert.equal(await page.getByLabel('Amount (USD)').count(), 0);
     assert.equal(await page.getByRole('heading', { name: 'Card payments' }).count(), 0);
+    assert.equal(await page.getByRole('heading', { name: 'Auto-recharge' }).count(), 0);
     assert.deepEqual(problems, []);
   });
 });

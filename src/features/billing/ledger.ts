@@ -30,19 +30,44 @@ export interface AppendResult {
   reserved: Map<string, Money>;
 }
 
-/** An account's balance before and after one ledger write, with its low-balance threshold (only accounts that have one). */
+/**
+ * An account's balance before and after one ledger write, with the thresholds watched on it: its low-balance alert and its
+ * auto-recharge trigger (only accounts that have at least one).
+ */
 export interface BalanceMove {
   account: AccountRef;
   before: Money;
   after: Money;
-  lowBalanceAlert: Money;
+  lowBalanceAlert: Money | null;
+  autoRechargeBelow: Money | null;
+}
+
+/** A debit crossed the threshold: the balance was at or above it before the write and is below it after. */
+export const crossedBelow = (move: { before: Money; after: Money }, threshold: Money): boolean => move.before >= threshold && move.after < threshold;
+
+/** One entry a ledger write inserted (an entry already written, repeated by a retried batch, is not one). */
+export interface InsertedEntry {
+  account: AccountRef;
+  amount: Money;
+  kind: LedgerKind;
+  keyId: string | null;
+  createdAt: number;
+}
+
+/** What one ledger write did, as its watchers see it inside its transaction. */
+export interface LedgerWrite {
+  /** Balances moved on accounts with a low-balance alert or an auto-recharge trigger. */
+  moves: readonly BalanceMove[];
+  /** The entries inserted. */
+  inserted: readonly InsertedEntry[];
 }
 
 /**
- * Told, inside the ledger write's transaction, of the balances it moved on accounts with a low-balance threshold; what it
- * writes with `transaction` commits (or rolls back) with the entries. Low-balance alerts (features/mail) are one.
+ * Told, inside the ledger write's transaction, what it wrote and which balances it moved; what it writes with `transaction`
+ * commits (or rolls back) with the entries, after the write's accounts were locked (so watchers lock only after them).
+ * Low-balance and key-limit alerts (features/mail) are watchers.
  */
-export type BalanceWatcher = (moves: readonly BalanceMove[], transaction: unknown) => Promise<void>;
+export type LedgerWatcher = (write: LedgerWrite, transaction: unknown) => Promise<void>;
 
 export interface LedgerRepository {
   /**

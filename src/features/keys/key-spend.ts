@@ -1,7 +1,7 @@
 import type { Clock } from '../../lib/clock.ts';
 import type { Money } from '../../lib/money.ts';
 import type { LedgerEntry } from '../billing/ledger.ts';
-import type { ApiKey, SpendLimit, SpendPeriod } from './keys.ts';
+import type { ApiKey, SpendPeriod } from './keys.ts';
 import { periodStart } from './spend-periods.ts';
 
 /** How long a key's spend read from the ledger serves before it is read again in the background (other nodes' charges). */
@@ -26,24 +26,7 @@ interface SpendState {
   sinceRead: Money | undefined;
   loadedAt: number;
   loading: Promise<void> | undefined;
-  /** The key as last checked (its limit and owner), for limit alerts. */
-  key: ApiKey | undefined;
-  /** The highest alert level (80, 100) told for this period and limit; 0 for none. */
-  alerted: number;
 }
-
-/** A key's spend reached a share of its limit in the current period (DESIGN §15: 80 % and 100 %). */
-export interface LimitLevel {
-  key: ApiKey;
-  limit: SpendLimit;
-  level: 80 | 100;
-  spent: Money;
-  /** Start of the UTC period (Unix ms). */
-  periodStart: number;
-}
-
-/** Told once per level, period and limit by each process; rejects when the alert could not be recorded (asked again later). */
-export type LimitLevelListener = (reached: LimitLevel) => Promise<void>;
 
 /** The alert level `spent` reaches of `limit`: 100 at or beyond it, 80 from four fifths, else 0. */
 export function limitLevel(spent: Money, limit: Money): 0 | 80 | 100 {
@@ -60,17 +43,11 @@ export function limitLevel(spent: Money, limit: Money): 0 | 80 | 100 {
  */
 export class KeySpendBook {
   private readonly states = new Map<string, SpendState>();
-  private levelListener: LimitLevelListener | undefined;
 
   constructor(
     private readonly source: SpendSource,
     private readonly clock: Clock,
   ) {}
-
-  /** Limit alerts: told when a key's spend reaches 80 % and 100 % of its limit (checked as entries are observed, off the request path). */
-  onLimitLevel(listener: LimitLevelListener): void {
-    this.levelListener = listener;
-  }
 
   /** What the key spent in its limit's current period (the whole of time for a key without a limit). */
   async spent(key: ApiKey): Promise<Money> {
@@ -80,14 +57,12 @@ export class KeySpendBook {
     let state = this.states.get(key.id);
     if (!state || state.period !== period || state.start !== start) {
       if (this.states.size >= STATE_LIMIT) this.states.clear();
-      state = { period, start, stored: 0n, local: 0n, sinceRead: undefined, loadedAt: 0, loading: undefined, key, alerted: 0 };
+      state = { period, start, stored: 0n, local: 0n, sinceRead: undefined, loadedAt: 0, loading: undefined };
       this.states.set(key.id, state);
       await this.read(key.id, state);
     } else if (now - state.loadedAt >= REFRESH_AFTER_MS) {
       void this.read(key.id, state);
     }
-    if (state.key?.limit?.amount !== key.limit?.amount) state.alerted = 0;
-    state.key = key;
     if (state.loading) await state.loading;
     return state.stored + state.local;
   }
@@ -99,21 +74,6 @@ export class KeySpendBook {
     if (!state || entry.createdAt < state.start) return;
     state.local -= entry.amount;
     if (state.sinceRead !== undefined) state.sinceRead -= entry.amount;
-    this.checkLevel(state);
-  }
-
-  /** Tells the listener when the spend reached a higher alert level than told so far; a failed telling is retried on the next entry. */
-  private checkLevel(state: SpendState): void {
-    const key = state.key;
-    if (!this.levelListener || !key?.limit) return;
-    const spent = state.stored + state.local;
-    const level = limitLevel(spent, key.limit.amount);
-    if (level === 0 || level <= state.alerted) return;
-    const previous = state.alerted;
-    state.alerted = level;
-    this.levelListener({ key, limit: key.limit, level, spent, periodStart: state.start }).catch(() => {
-      if (state.alerted === level) state.alerted = previous;
-    });
   }
 
   private read(keyId: string, state: SpendState): Promise<void> {
@@ -135,7 +95,6 @@ export class KeySpendBook {
       const stored = await this.source.spentSince(keyId, state.start);
       state.stored = stored;
       state.local = state.sinceRead;
-      this.checkLevel(state);
     } catch {
       // The database is unreachable: the spend known so far decides until the next read (DESIGN §14: keep serving).
     } finally {

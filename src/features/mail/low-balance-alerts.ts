@@ -1,11 +1,7 @@
-import { formatMoney, type Money } from '../../lib/money.ts';
-import type { BalanceMove } from '../billing/ledger.ts';
+import { formatMoney } from '../../lib/money.ts';
+import { crossedBelow, type LedgerWrite } from '../billing/ledger.ts';
 import type { MailOutbox } from './mail-outbox.ts';
 import { lowBalanceMail } from './templates.ts';
-
-/** A debit crossed the threshold: the balance was at or above it before the write and is below it after. */
-export const crossedBelow = (move: { before: Money; after: Money; lowBalanceAlert: Money }): boolean =>
-  move.before >= move.lowBalanceAlert && move.after < move.lowBalanceAlert;
 
 /**
  * Low-balance alerts (DESIGN §15), decided where balances move: the ledger write tells of each account's balance before and
@@ -20,16 +16,17 @@ export class LowBalanceAlerts {
     private readonly currency: string,
   ) {}
 
-  readonly watch = async (moves: readonly BalanceMove[], transaction: unknown): Promise<void> => {
+  readonly watch = async ({ moves }: LedgerWrite, transaction: unknown): Promise<void> => {
     if (!this.mail.enabled) return;
     for (const move of moves) {
-      if (!crossedBelow(move)) continue;
+      const threshold = move.lowBalanceAlert;
+      if (threshold === null || !crossedBelow(move, threshold)) continue;
       const recipients =
         move.account.type === 'user'
           ? [await this.mail.userEmail(move.account.id, transaction)].filter((email): email is string => email !== null)
           : await this.mail.ownerEmails(move.account.id, transaction);
       const account = move.account.type === 'user' ? 'your account' : `the organization ${await this.mail.orgName(move.account.id, transaction)}`;
-      const content = lowBalanceMail({ account, balance: formatMoney(move.after), threshold: formatMoney(move.lowBalanceAlert), currency: this.currency });
+      const content = lowBalanceMail({ account, balance: formatMoney(move.after), threshold: formatMoney(threshold), currency: this.currency });
       for (const to of recipients) await this.mail.queue({ kind: 'low_balance', to, ...content }, transaction);
     }
   };

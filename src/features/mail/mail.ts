@@ -6,7 +6,7 @@ export interface MailContent {
 }
 
 /** What a message is about (metrics, logs, tests); one per template. */
-export type MailKind = 'password_reset' | 'email_change' | 'email_changed' | 'invitation' | 'low_balance' | 'key_limit';
+export type MailKind = 'password_reset' | 'email_change' | 'email_changed' | 'invitation' | 'low_balance' | 'key_limit' | 'auto_recharge_failed';
 
 export interface NewMail extends MailContent {
   kind: MailKind;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { crossedBelow } from './low-balance-alerts.ts';
+import { crossedBelow } from '../billing/ledger.ts';
 import { mailHost } from './mail-outbox.ts';
 import { retryDelayMs } from './mail-sender.ts';
 import { invitationMail } from './templates.ts';
@@ -29,10 +29,10 @@ test('Message-IDs are made on the host of the From address', () => {
 });
 
 test('a low-balance crossing is from at-or-above to below; a key alert level is 80 % from four fifths, 100 % at the limit', () => {
-  assert.equal(crossedBelow({ before: 500n, after: 499n, lowBalanceAlert: 500n }), true);
-  assert.equal(crossedBelow({ before: 501n, after: 500n, lowBalanceAlert: 500n }), false, 'at the threshold is not below it');
-  assert.equal(crossedBelow({ before: 499n, after: 400n, lowBalanceAlert: 500n }), false, 'already below: no new crossing');
-  assert.equal(crossedBelow({ before: 400n, after: 600n, lowBalanceAlert: 500n }), false);
+  assert.equal(crossedBelow({ before: 500n, after: 499n }, 500n), true);
+  assert.equal(crossedBelow({ before: 501n, after: 500n }, 500n), false, 'at the threshold is not below it');
+  assert.equal(crossedBelow({ before: 499n, after: 400n }, 500n), false, 'already below: no new crossing');
+  assert.equal(crossedBelow({ before: 400n, after: 600n }, 500n), false);
   assert.deepEqual([79n, 80n, 99n, 100n, 150n].map((spent) => limitLevel(spent, 100n)), [0, 80, 80, 100, 100]);
   assert.equal(limitLevel(10n, 0n), 0, 'a zero limit refuses every call and never alerts');
 });

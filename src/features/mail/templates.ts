@@ -61,3 +61,11 @@ export function keyLimitMail(input: { key: string; percent: number; spent: strin
     `Your API key ${input.key} ${reached}: ${input.spent} of ${input.limit} ${input.currency} ${period}.`,
   ]);
 }
+
+export function autoRechargeFailedMail(input: { account: string; amount: string; currency: string; card: string; reason: string; url: string }): MailContent {
+  return compose(`Auto-recharge failed: ${input.amount} ${input.currency} not charged`, [
+    `The balance of ${input.account} fell below its auto-recharge threshold, and charging ${input.card} ${input.amount} ${input.currency} failed: ${input.reason}.`,
+    'Nothing was charged. Auto-recharge stays on: it tries again when the balance next falls below the threshold (at most once an hour), or when a card is saved. To keep your API keys working, top up or save another card on the billing page:',
+    { link: input.url },
+  ]);
+}

@@ -8,6 +8,7 @@ import type { AccountsService } from '../accounts/accounts-service.ts';
 import type { AuditService } from '../audit/audit-service.ts';
 import { SYSTEM_ACTOR } from '../audit/audit-service.ts';
 import { accountKey, type LedgerEntry } from '../billing/ledger.ts';
+import type { AutoRechargeService } from './auto-recharge-service.ts';
 import type { CardVendor, Payment, PaymentsRepository, Settlement, VendorEvent } from './payments.ts';
 
 /**
@@ -17,8 +18,11 @@ import type { CardVendor, Payment, PaymentsRepository, Settlement, VendorEvent }
 const ZERO_DECIMAL = new Set(['bif', 'clp', 'djf', 'gnf', 'jpy', 'kmf', 'krw', 'mga', 'pyg', 'rwf', 'ugx', 'vnd', 'vuv', 'xaf', 'xof', 'xpf']);
 const THREE_DECIMAL = new Set(['bhd', 'jod', 'kwd', 'omr', 'tnd']);
 
+/** How a ledger note names the payment a refund or dispute belongs to. */
+const reference = (payment: Payment): string => (payment.sessionId ? `Checkout Session ${payment.sessionId}` : `auto-recharge ${payment.id}`);
+
 export const minorDigits = (currency: string): number => (ZERO_DECIMAL.has(currency) ? 0 : THREE_DECIMAL.has(currency) ? 3 : 2);
-const nanosPerMinor = (currency: string): bigint => NANOS_PER_UNIT / 10n ** BigInt(minorDigits(currency));
+export const nanosPerMinor = (currency: string): bigint => NANOS_PER_UNIT / 10n ** BigInt(minorDigits(currency));
 
 export interface PaymentsSettings {
   /** The gateway's currency (TOLLGATE_CURRENCY). */
@@ -30,9 +34,27 @@ export interface PaymentsSettings {
 }
 
 export interface WebhookOutcome {
-  /** What the event did: `credited`, `debited`, `expired`, or `ignored` (unknown payment, already settled, other type). */
-  result: 'credited' | 'debited' | 'expired' | 'ignored';
+  /**
+   * What the event did: `credited`, `debited`, `expired`, `card_saved` (auto-recharge's card), `failed` (an auto-recharge
+   * declined), or `ignored` (unknown payment, already settled, other type).
+   */
+  result: 'credited' | 'debited' | 'expired' | 'card_saved' | 'failed' | 'ignored';
   paymentId: string | null;
+}
+
+/** The account a customer pays into: their own, or an org they own or administer (another org is "not found"; a member may not). */
+export async function payingAccount(accounts: AccountsService, userId: string, orgId: string | undefined): Promise<AccountRef> {
+  if (orgId === undefined) return { type: 'user', id: userId };
+  const role = await accounts.getRole(orgId, userId);
+  if (!role) throw new GatewayError('not_found', `Organization '${orgId}' does not exist.`, { param: 'orgId' });
+  if (role === 'member') throw new GatewayError('forbidden', 'orgId: only an owner or admin of the organization may pay for it', { param: 'orgId' });
+  return { type: 'org', id: orgId };
+}
+
+/** Card payments switched off (no STRIPE_SECRET_KEY): their routes answer 404. */
+export function requireVendor(vendor: CardVendor | undefined): CardVendor {
+  if (!vendor) throw new GatewayError('not_found', 'Card payments are not configured on this gateway (STRIPE_SECRET_KEY); vouchers remain.', { codeA: 'payments_disabled' });
+  return vendor;
 }
 
 /** Card top-ups (DESIGN §15): a Checkout Session per top-up; the vendor's signed events credit and debit, each once. */
@@ -45,6 +67,8 @@ export class PaymentsService {
     private readonly bus: ChangeBus,
     private readonly clock: Clock,
     private readonly settings: PaymentsSettings,
+    /** Auto-recharge's side of the vendor's events (saved cards, declined charges). */
+    private readonly autoRecharge?: AutoRechargeService,
   ) {}
 
   /** What the console shows: whether card payments are on, and their bounds. */
@@ -62,8 +86,7 @@ export class PaymentsService {
     }
     const unit = nanosPerMinor(currency);
     if (input.amount % unit !== 0n) throw invalidParam('amount', `has more decimals than ${this.settings.currency} has (${minorDigits(currency)})`);
-    const account: AccountRef = input.orgId === undefined ? { type: 'user', id: userId } : { type: 'org', id: input.orgId };
-    if (input.orgId !== undefined) await this.checkOrgRole(input.orgId, userId);
+    const account = await payingAccount(this.accounts, userId, input.orgId);
     const id = newId('payment');
     const minorAmount = Number(input.amount / unit);
     const base = this.settings.publicUrl.base.replace(/\/+$/, '');
@@ -82,6 +105,7 @@ export class PaymentsService {
       });
     const payment: Payment = {
       id,
+      kind: 'checkout',
       sessionId: session.sessionId,
       account,
       userId,
@@ -92,6 +116,7 @@ export class PaymentsService {
       paymentIntent: null,
       refundedMinor: 0,
       lostDispute: null,
+      failure: null,
       createdAt: this.clock.now(),
       paidAt: null,
     };
@@ -101,8 +126,7 @@ export class PaymentsService {
 
   /** The user's own top-ups, or an org's (owner/admin). */
   async list(userId: string, query: { orgId?: string; limit: number; cursor?: string }): Promise<{ payments: Payment[]; nextCursor: string | undefined }> {
-    const account: AccountRef = query.orgId === undefined ? { type: 'user', id: userId } : { type: 'org', id: query.orgId };
-    if (query.orgId !== undefined) await this.checkOrgRole(query.orgId, userId);
+    const account = await payingAccount(this.accounts, userId, query.orgId);
     return this.repository.list({ account, limit: query.limit, ...(query.cursor !== undefined ? { cursor: query.cursor } : {}) });
   }
 
@@ -136,6 +160,12 @@ export class PaymentsService {
         return this.refund(event);
       case 'dispute.lost':
         return this.disputeLost(event);
+      case 'payment_intent.succeeded':
+        return this.creditIntent(event);
+      case 'setup.completed':
+        return this.autoRecharge ? this.autoRecharge.cardSaved(event) : { result: 'ignored', paymentId: null };
+      case 'payment_intent.failed':
+        return this.autoRecharge ? this.autoRecharge.chargeFailed(event) : { result: 'ignored', paymentId: null };
       default:
         return { result: 'ignored', paymentId: null };
     }
@@ -156,6 +186,24 @@ export class PaymentsService {
     return this.settled(outcome, 'credited', 'payment.credit');
   }
 
+  /**
+   * An off-session charge succeeded: credits an auto-recharge once (also one recorded as failed, when the vendor took the
+   * money after all). A Checkout payment's intent succeeds too; its session's event credits it, so this one is ignored.
+   */
+  private async creditIntent(event: Extract<VendorEvent, { type: 'payment_intent.succeeded' }>): Promise<WebhookOutcome> {
+    const payment = await this.repository.find({ ...(event.paymentId ? { id: event.paymentId } : {}), paymentIntent: event.paymentIntent });
+    if (!payment || payment.kind !== 'auto_recharge') return { result: 'ignored', paymentId: payment?.id ?? null };
+    if (event.currency !== payment.currency) throw new GatewayError('invalid_request', `currency: the payment was in ${event.currency}, the account is in ${payment.currency}`, { param: 'currency' });
+    const at = this.clock.now();
+    const outcome = await this.repository.settle(payment.id, (current): Settlement => {
+      if (current.status === 'paid') return undefined;
+      const amount = BigInt(event.minorAmount) * nanosPerMinor(current.currency);
+      const entry = this.entry(current, `credit_${current.id}`, amount, 'credit', `auto-recharge ${current.id} (card, PaymentIntent ${event.paymentIntent})`, at);
+      return { changes: { status: 'paid', paidAt: at, paymentIntent: event.paymentIntent, failure: null }, entries: [entry] };
+    });
+    return this.settled(outcome, 'credited', 'payment.credit');
+  }
+
   private async refund(event: Extract<VendorEvent, { type: 'charge.refunded' }>): Promise<WebhookOutcome> {
     const payment = await this.findForCharge(event.paymentIntent, event.paymentId);
     if (!payment) return { result: 'ignored', paymentId: null };
@@ -164,7 +212,7 @@ export class PaymentsService {
       // `amount_refunded` is cumulative: debit only what this event adds to what was debited before.
       const added = event.refundedMinor - current.refundedMinor;
       if (added <= 0) return undefined;
-      const entry = this.entry(current, `refund_${event.chargeId}_${event.refundedMinor}`, -BigInt(added) * nanosPerMinor(current.currency), 'charge', `card payment refunded (${event.chargeId}), Checkout Session ${current.sessionId}`, at);
+      const entry = this.entry(current, `refund_${event.chargeId}_${event.refundedMinor}`, -BigInt(added) * nanosPerMinor(current.currency), 'charge', `card payment refunded (${event.chargeId}), ${reference(current)}`, at);
       return { changes: { refundedMinor: event.refundedMinor }, entries: [entry] };
     });
     return this.settled(outcome, 'debited', 'payment.refund');
@@ -176,7 +224,7 @@ export class PaymentsService {
     const at = this.clock.now();
     const outcome = await this.repository.settle(payment.id, (current): Settlement => {
       if (current.lostDispute !== null) return undefined;
-      const entry = this.entry(current, `dispute_${event.disputeId}`, -BigInt(event.minorAmount) * nanosPerMinor(current.currency), 'charge', `card payment disputed and lost (${event.disputeId}), Checkout Session ${current.sessionId}`, at);
+      const entry = this.entry(current, `dispute_${event.disputeId}`, -BigInt(event.minorAmount) * nanosPerMinor(current.currency), 'charge', `card payment disputed and lost (${event.disputeId}), ${reference(current)}`, at);
       return { changes: { lostDispute: event.disputeId }, entries: [entry] };
     });
     return this.settled(outcome, 'debited', 'payment.dispute_lost');
@@ -206,14 +254,6 @@ export class PaymentsService {
   }
 
   private requireVendor(): CardVendor {
-    if (!this.vendor) throw new GatewayError('not_found', 'Card payments are not configured on this gateway (STRIPE_SECRET_KEY); vouchers remain.', { codeA: 'payments_disabled' });
-    return this.vendor;
-  }
-
-  /** Another org is "not found"; a member may not top up the org. */
-  private async checkOrgRole(orgId: string, userId: string): Promise<void> {
-    const role = await this.accounts.getRole(orgId, userId);
-    if (!role) throw new GatewayError('not_found', `Organization '${orgId}' does not exist.`, { param: 'orgId' });
-    if (role === 'member') throw new GatewayError('forbidden', 'orgId: only an owner or admin of the organization may top it up', { param: 'orgId' });
+    return requireVendor(this.vendor);
   }
 }

@@ -2,11 +2,15 @@ import type { Money } from '../../lib/money.ts';
 import type { AccountRef } from '../accounts/accounts.ts';
 import type { LedgerEntry } from '../billing/ledger.ts';
 
-/** A card top-up (DESIGN §15): started by a customer as a Checkout Session, credited when the vendor says it is paid. */
+/**
+ * A card top-up (DESIGN §15): started by a customer as a Checkout Session (`checkout`), or by auto-recharge as an off-session
+ * charge of the saved card (`auto_recharge`); credited when the vendor's signed event says it is paid.
+ */
 export interface Payment {
   id: string;
-  /** The vendor's Checkout Session id (`cs_…`). */
-  sessionId: string;
+  kind: 'checkout' | 'auto_recharge';
+  /** The vendor's Checkout Session id (`cs_…`); null for an auto-recharge (no session). */
+  sessionId: string | null;
   account: AccountRef;
   /** Who started it. */
   userId: string;
@@ -15,12 +19,15 @@ export interface Payment {
   minorAmount: number;
   /** ISO 4217, lower case, as the vendor writes it. */
   currency: string;
-  status: 'pending' | 'paid' | 'expired';
+  /** `failed`: the vendor declined an auto-recharge (`failure` says why); a later success event still credits it. */
+  status: 'pending' | 'paid' | 'expired' | 'failed';
   paymentIntent: string | null;
   /** Refunded so far, in the smallest unit (the vendor's `amount_refunded` is cumulative). */
   refundedMinor: number;
   /** The dispute that was lost, if one was: it has been debited. */
   lostDispute: string | null;
+  /** Why the vendor declined the charge, as it said it. */
+  failure: string | null;
   createdAt: number;
   paidAt: number | null;
 }
@@ -32,10 +39,11 @@ export interface PaymentQuery {
 }
 
 /** What a settlement does to a payment found (locked) by the repository: the new state and the ledger entries, or nothing. */
-export type Settlement = { changes: Partial<Pick<Payment, 'status' | 'paymentIntent' | 'refundedMinor' | 'lostDispute' | 'paidAt'>>; entries: LedgerEntry[] } | undefined;
+export type Settlement = { changes: Partial<Pick<Payment, 'status' | 'paymentIntent' | 'refundedMinor' | 'lostDispute' | 'paidAt' | 'failure'>>; entries: LedgerEntry[] } | undefined;
 
 export interface PaymentsRepository {
-  insert(payment: Payment): Promise<void>;
+  /** With `transaction`, the payment commits with its cause (an auto-recharge claimed in a ledger write). */
+  insert(payment: Payment, transaction?: unknown): Promise<void>;
   get(id: string): Promise<Payment | undefined>;
   /** By our id, the session id or the payment intent, whichever is known. */
   find(reference: { id?: string; sessionId?: string; paymentIntent?: string }): Promise<Payment | undefined>;
@@ -60,6 +68,35 @@ export interface CardVendor {
   }): Promise<{ sessionId: string; url: string }>;
   /** Verifies the signature and returns the event; throws on a bad signature or body. */
   verifyEvent(rawBody: Buffer, signature: string | undefined): VendorEvent;
+  /** The vendor's customer of an account (its saved cards hang on it); `idempotencyKey` makes a retried call make one. */
+  createCustomer(input: { name: string; metadata: Record<string, string>; idempotencyKey: string }): Promise<string>;
+  /** A Checkout Session in setup mode: the customer saves a card for later off-session charges, paying nothing now. */
+  createCardSetup(input: { customerId: string; currency: string; reference: string; successUrl: string; cancelUrl: string; metadata: Record<string, string> }): Promise<{ sessionId: string; url: string }>;
+  /** The card a completed setup saved. */
+  savedCard(setupIntentId: string): Promise<SavedCard & { customerId: string | null }>;
+  /**
+   * Charges a saved card with the customer away (off-session, confirmed at once). `accepted`: the vendor took it (its
+   * success event credits it); `declined`: the card was refused (insufficient funds, authentication required, …).
+   * Throws when the vendor could not be asked (network, 5xx): retry with the same `idempotencyKey`.
+   */
+  chargeSaved(input: {
+    customerId: string;
+    paymentMethod: string;
+    minorAmount: number;
+    currency: string;
+    description: string;
+    metadata: Record<string, string>;
+    idempotencyKey: string;
+  }): Promise<{ outcome: 'accepted'; paymentIntent: string } | { outcome: 'declined'; paymentIntent: string | null; reason: string }>;
+}
+
+/** A card saved with the vendor for off-session charges; only what the console shows of it. */
+export interface SavedCard {
+  paymentMethod: string;
+  brand: string;
+  last4: string;
+  expMonth: number;
+  expYear: number;
 }
 
 /** The fields of the vendor's events the gateway acts on. */
@@ -68,4 +105,7 @@ export type VendorEvent =
   | { type: 'checkout.expired'; id: string; sessionId: string; paymentId: string | null }
   | { type: 'charge.refunded'; id: string; chargeId: string; paymentIntent: string | null; paymentId: string | null; refundedMinor: number; currency: string }
   | { type: 'dispute.lost'; id: string; disputeId: string; paymentIntent: string | null; minorAmount: number; currency: string }
+  | { type: 'setup.completed'; id: string; sessionId: string; setupIntent: string | null; account: AccountRef | null }
+  | { type: 'payment_intent.succeeded'; id: string; paymentIntent: string; paymentId: string | null; minorAmount: number; currency: string }
+  | { type: 'payment_intent.failed'; id: string; paymentIntent: string; paymentId: string | null; reason: string }
   | { type: 'other'; id: string; vendorType: string };

@@ -1,5 +1,6 @@
 import Stripe from 'stripe';
-import type { CardVendor, VendorEvent } from './payments.ts';
+import type { AccountRef } from '../accounts/accounts.ts';
+import type { CardVendor, SavedCard, VendorEvent } from './payments.ts';
 
 /** Thrown for a webhook whose signature or body does not check out. */
 export class BadSignatureError extends Error {
@@ -9,8 +10,9 @@ export class BadSignatureError extends Error {
 const idOf = (value: string | { id: string } | null | undefined): string | null => (value == null ? null : typeof value === 'string' ? value : value.id);
 
 /**
- * Stripe through its own package: Checkout Sessions for top-ups and `stripe.webhooks.constructEvent` for the signature check
- * (timestamped HMAC-SHA256 of the raw body, 5 minutes of tolerance). `apiUrl` points the client at another host (tests).
+ * Stripe through its own package: Checkout Sessions for top-ups (payment mode) and saved cards (setup mode, on a Customer),
+ * off-session PaymentIntents for auto-recharge, and `stripe.webhooks.constructEvent` for the signature check (timestamped
+ * HMAC-SHA256 of the raw body, 5 minutes of tolerance). `apiUrl` points the client at another host (tests).
  */
 export class StripeVendor implements CardVendor {
   private readonly stripe: Stripe;
@@ -42,6 +44,69 @@ export class StripeVendor implements CardVendor {
     return { sessionId: session.id, url: session.url };
   }
 
+  async createCustomer(input: Parameters<CardVendor['createCustomer']>[0]): Promise<string> {
+    const customer = await this.stripe.customers.create({ name: input.name, metadata: input.metadata }, { idempotencyKey: input.idempotencyKey });
+    return customer.id;
+  }
+
+  async createCardSetup(input: Parameters<CardVendor['createCardSetup']>[0]): Promise<{ sessionId: string; url: string }> {
+    const session = await this.stripe.checkout.sessions.create({
+      mode: 'setup',
+      customer: input.customerId,
+      currency: input.currency,
+      allowed_payment_method_types: ['card'],
+      client_reference_id: input.reference,
+      metadata: input.metadata,
+      setup_intent_data: { metadata: input.metadata },
+      success_url: input.successUrl,
+      cancel_url: input.cancelUrl,
+    });
+    if (!session.url) throw new Error('the card vendor returned a Checkout Session without a url');
+    return { sessionId: session.id, url: session.url };
+  }
+
+  async savedCard(setupIntentId: string): Promise<SavedCard & { customerId: string | null }> {
+    const intent = await this.stripe.setupIntents.retrieve(setupIntentId, { expand: ['payment_method'] });
+    const method = intent.payment_method;
+    if (!method || typeof method === 'string' || !method.card) throw new Error(`setup ${setupIntentId} saved no card`);
+    return {
+      customerId: idOf(intent.customer),
+      paymentMethod: method.id,
+      brand: method.card.display_brand ?? method.card.brand,
+      last4: method.card.last4,
+      expMonth: method.card.exp_month,
+      expYear: method.card.exp_year,
+    };
+  }
+
+  async chargeSaved(input: Parameters<CardVendor['chargeSaved']>[0]): ReturnType<CardVendor['chargeSaved']> {
+    try {
+      const intent = await this.stripe.paymentIntents.create(
+        {
+          amount: input.minorAmount,
+          currency: input.currency,
+          customer: input.customerId,
+          payment_method: input.paymentMethod,
+          off_session: true,
+          confirm: true,
+          description: input.description,
+          metadata: input.metadata,
+        },
+        { idempotencyKey: input.idempotencyKey },
+      );
+      if (intent.status === 'succeeded' || intent.status === 'processing') return { outcome: 'accepted', paymentIntent: intent.id };
+      // requires_action and the like: off-session, nobody is there to act.
+      return { outcome: 'declined', paymentIntent: intent.id, reason: `the card needs the customer (${intent.status})` };
+    } catch (error) {
+      // A card error (HTTP 402) is the card's answer; anything else (network, 5xx, 429) is the caller's to retry.
+      if (error instanceof Stripe.errors.StripeCardError) {
+        const reason = [error.message, error.decline_code ?? error.code].filter(Boolean).join(' — ');
+        return { outcome: 'declined', paymentIntent: error.payment_intent?.id ?? null, reason };
+      }
+      throw error;
+    }
+  }
+
   verifyEvent(rawBody: Buffer, signature: string | undefined): VendorEvent {
     if (!this.webhookSecret) throw new BadSignatureError('STRIPE_WEBHOOK_SECRET is not set: webhooks cannot be verified');
     if (!signature) throw new BadSignatureError('stripe-signature: header is missing');
@@ -55,11 +120,21 @@ export class StripeVendor implements CardVendor {
   }
 }
 
+/** The account a setup session was opened for, from the metadata the gateway gave it. */
+function accountOf(metadata: Stripe.Metadata | null | undefined): AccountRef | null {
+  const type = metadata?.account_type;
+  const id = metadata?.account_id;
+  return (type === 'user' || type === 'org') && id ? { type, id } : null;
+}
+
 function toVendorEvent(event: Stripe.Event): VendorEvent {
   switch (event.type) {
     case 'checkout.session.completed':
     case 'checkout.session.async_payment_succeeded': {
       const session = event.data.object;
+      if (session.mode === 'setup') {
+        return { type: 'setup.completed', id: event.id, sessionId: session.id, setupIntent: idOf(session.setup_intent), account: accountOf(session.metadata) };
+      }
       return {
         type: 'checkout.completed',
         id: event.id,
@@ -91,6 +166,16 @@ function toVendorEvent(event: Stripe.Event): VendorEvent {
       const dispute = event.data.object;
       if (dispute.status !== 'lost') return { type: 'other', id: event.id, vendorType: `${event.type}:${dispute.status}` };
       return { type: 'dispute.lost', id: event.id, disputeId: dispute.id, paymentIntent: idOf(dispute.payment_intent), minorAmount: dispute.amount, currency: dispute.currency };
+    }
+    case 'payment_intent.succeeded': {
+      const intent = event.data.object;
+      return { type: 'payment_intent.succeeded', id: event.id, paymentIntent: intent.id, paymentId: intent.metadata?.tollgate_payment ?? null, minorAmount: intent.amount_received, currency: intent.currency };
+    }
+    case 'payment_intent.payment_failed': {
+      const intent = event.data.object;
+      const error = intent.last_payment_error;
+      const reason = [error?.message, error?.decline_code ?? error?.code].filter(Boolean).join(' — ') || 'the card was declined';
+      return { type: 'payment_intent.failed', id: event.id, paymentIntent: intent.id, paymentId: intent.metadata?.tollgate_payment ?? null, reason };
     }
     default:
       return { type: 'other', id: event.id, vendorType: event.type };

@@ -178,18 +178,33 @@ export interface PaymentOptions {
   max: string;
 }
 
-/** A card top-up (GET /api/v1/payments, POST /api/v1/payments/checkout adds `url`). */
+/** A card top-up (GET /api/v1/payments, POST /api/v1/payments/checkout adds `url`); `auto_recharge` ones have no session. */
 export interface Payment {
   id: string;
-  sessionId: string;
+  kind: 'checkout' | 'auto_recharge';
+  sessionId: string | null;
+  paymentIntent: string | null;
   account: { type: 'user' | 'org'; id: string };
   amount: string;
   currency: string;
-  status: 'pending' | 'paid' | 'expired';
+  status: 'pending' | 'paid' | 'expired' | 'failed';
   refundedMinor: number;
   lostDispute: string | null;
+  /** Why the card was declined (auto-recharge). */
+  failure: string | null;
   createdAt: string;
   paidAt: string | null;
+}
+
+/** GET/PUT /api/v1/payments/auto-recharge: the account's choice, its saved card and the last attempt. */
+export interface AutoRecharge {
+  account: { type: 'user' | 'org'; id: string };
+  enabled: boolean;
+  threshold: string | null;
+  amount: string | null;
+  card: { brand: string; last4: string; expMonth: number; expYear: number } | null;
+  lastAttempt: Payment | null;
+  nextAttemptAfter: string | null;
 }
 
 /** A catalog entry as GET /admin/v1/models shows it (prices per 1,000 tokens, decimal text). */

@@ -6,6 +6,7 @@ import type { LedgerEntry, List, Payment, PaymentOptions } from '../../api/types
 import { ErrorNote, Loading } from '../../components/status.tsx';
 import { shortTime } from '../../lib/dates.ts';
 import { toMicros } from '../../lib/money.ts';
+import { AutoRechargeSection } from './billing-auto-recharge.tsx';
 
 /** /console/billing: balances, top up by card, redeem a voucher, the ledger and card payments of the chosen account. */
 export function BillingPage() {
@@ -43,6 +44,7 @@ export function BillingPage() {
         ) : null}
       </section>
       <CardTopUp />
+      <AutoRechargeIfEnabled />
       <RedeemVoucher />
       <section aria-labelledby="ledger">
         <h2 id="ledger">Ledger</h2>
@@ -167,6 +169,12 @@ function CardTopUp() {
   );
 }
 
+/** Auto-recharge needs card payments: shown only when the gateway has them on. */
+function AutoRechargeIfEnabled() {
+  const options = useQuery(paymentOptionsQuery);
+  return options.data?.enabled ? <AutoRechargeSection options={options.data} /> : null;
+}
+
 /** The chosen account's card top-ups, newest first (hidden when card payments are off and there are none). */
 function CardPayments({ account }: { account: string }) {
   const options = useQuery(paymentOptionsQuery);
@@ -189,6 +197,7 @@ function CardPayments({ account }: { account: string }) {
             <thead>
               <tr>
                 <th scope="col">Started (UTC)</th>
+                <th scope="col">Kind</th>
                 <th scope="col">Amount</th>
                 <th scope="col">Status</th>
                 <th scope="col">Paid (UTC)</th>
@@ -199,10 +208,11 @@ function CardPayments({ account }: { account: string }) {
               {payments.data.data.map((payment) => (
                 <tr key={payment.id}>
                   <td>{shortTime(payment.createdAt)}</td>
+                  <td>{payment.kind === 'auto_recharge' ? 'auto-recharge' : 'top-up'}</td>
                   <td className="number">
                     {payment.amount} {payment.currency.toUpperCase()}
                   </td>
-                  <td>{payment.lostDispute ? 'disputed (debited)' : payment.status}</td>
+                  <td>{payment.lostDispute ? 'disputed (debited)' : payment.status === 'failed' ? `failed: ${payment.failure ?? 'declined'}` : payment.status}</td>
                   <td>{payment.paidAt ? shortTime(payment.paidAt) : '—'}</td>
                   <td className="number">{payment.refundedMinor > 0 ? payment.refundedMinor : '—'}</td>
                 </tr>
