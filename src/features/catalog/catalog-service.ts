@@ -217,7 +217,7 @@ export class CatalogService {
       if (fallbacks.indexOf(target) !== index) throw new GatewayError('invalid_request', `${param}: '${target}' is listed twice`, { param });
       const model = this.models.get(target);
       if (!model) throw new GatewayError('invalid_request', `${param}: model '${target}' does not exist`, { param });
-      if (model.kind !== record.kind) throw new GatewayError('invalid_request', `${param}: '${target}' is a ${model.kind} model, not ${record.kind}`, { param });
+      if (model.kind !== record.kind) throw new GatewayError('invalid_request', `${param}: '${target}' serves ${model.kind}, not ${record.kind}`, { param });
     });
   }
 
