@@ -11,6 +11,10 @@ declare module 'autocannon' {
     pipelining?: number;
     /** Seconds before a request counts as a timeout. */
     timeout?: number;
+    /** Total requests to send (instead of a duration). */
+    amount?: number;
+    /** Per-request shaping: each request passes through `setupRequest`, which may change its body. */
+    requests?: Array<{ setupRequest?: (request: { body?: string; [field: string]: unknown }) => { body?: string; [field: string]: unknown } }>;
   }
 
   /** Percentiles of a histogram; latency values are milliseconds, request values are per-second samples. */

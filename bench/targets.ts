@@ -10,6 +10,9 @@ import { childEnvironment, freePort, removeOnExit, startChild, waitUntilAnswerin
 export const CHAT_PATH = '/v1/chat/completions';
 export const CHAT_BODY = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello in five words.' }] });
 export const STREAM_BODY = JSON.stringify({ model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'Say hello in five words.' }] });
+export const MESSAGES_PATH = '/v1/messages';
+export const MESSAGES_BODY = JSON.stringify({ model: 'claude-sonnet-4-6', max_tokens: 64, messages: [{ role: 'user', content: 'Say hello in five words.' }] });
+export const MESSAGES_STREAM_BODY = JSON.stringify({ model: 'claude-sonnet-4-6', max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'Say hello in five words.' }] });
 
 /** Something requests are sent to, and the process whose CPU and memory count for it. */
 export interface Target {
@@ -69,7 +72,14 @@ export function directTarget(simulator: SimulatorControl): Target {
  * Tollgate on the embedded default (SQLite in a fresh data folder), vendor OpenAI pointed at the external simulator. The
  * benchmark's key belongs to a user created through the admin API with a balance no run can exhaust.
  */
-export async function startTollgate(root: string, simulator: SimulatorControl, stopChild: (child: Child) => Promise<void>, requestLog = true): Promise<Target> {
+export async function startTollgate(
+  root: string,
+  simulator: SimulatorControl,
+  stopChild: (child: Child) => Promise<void>,
+  requestLog = true,
+  /** Extra node flags (bench/profile.ts: --cpu-prof). */
+  nodeFlags: readonly string[] = [],
+): Promise<Target> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tollgate-bench-'));
   const cleanup = removeOnExit(dataDir);
   const port = await freePort();
@@ -79,13 +89,15 @@ export async function startTollgate(root: string, simulator: SimulatorControl, s
     DATA_DIR: dataDir,
     OPENAI_API_KEY: 'bench',
     OPENAI_BASE_URL: `${simulator.origin}/v1`,
+    ANTHROPIC_API_KEY: 'bench',
+    ANTHROPIC_BASE_URL: simulator.origin,
     TOLLGATE_LOG_LEVEL: 'warn',
     TOLLGATE_REQUEST_LOG: requestLog ? 'on' : 'off',
   });
   // Measured as `npm start` serves: the bundled build (no TypeScript loader in the process).
   execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
   // The same flags and allocator setting as `npm start` (package.json).
-  const child = startChild('tollgate', ['--expose-gc', '--max-semi-space-size=4', 'dist/main.js'], { ...environment, MALLOC_ARENA_MAX: '2' }, root);
+  const child = startChild('tollgate', [...nodeFlags, '--expose-gc', '--max-semi-space-size=4', 'dist/main.js'], { ...environment, MALLOC_ARENA_MAX: '2' }, root);
   const origin = `http://127.0.0.1:${port}`;
   const stop = async (): Promise<void> => {
     await stopChild(child);

@@ -55,6 +55,9 @@ import { registerAuthRoutes } from './http/routes/management/auth.ts';
 import { registerMeRoutes } from './http/routes/management/me.ts';
 import { registerKeysRoutes } from './http/routes/management/keys.ts';
 import { registerBotRoutes } from './http/routes/management/bots.ts';
+import { registerAssistantManagementRoutes } from './http/routes/management/assistants.ts';
+import { registerKnowledgeManagementRoutes } from './http/routes/management/knowledge.ts';
+import { registerTaskManagementRoutes } from './http/routes/management/tasks.ts';
 import { registerInvitationRoutes } from './http/routes/management/invitations.ts';
 import { registerOrgRoutes } from './http/routes/management/orgs.ts';
 import { InvitationsService } from './features/accounts/invitations-service.ts';
@@ -213,7 +216,7 @@ export interface App {
 export function createServices(dependencies: AppDependencies): Services {
   const { config, storage, clock, bus, logger } = dependencies;
   const metrics = new Metrics(config.currency);
-  const ledger = new SqlLedgerRepository(storage.db);
+  const ledger = new SqlLedgerRepository(storage.db, storage.sqlite);
   const book = new BalanceBook(ledger, clock, config.ledgerFlushMs, logger.child({ component: 'ledger' }), metrics);
   const requestLogRepository = new SqlRequestLogRepository(storage.db, storage.sqlite);
   const requestLog = new RequestLog(requestLogRepository, clock, logger.child({ component: 'request-log' }), {
@@ -391,6 +394,9 @@ function registerManagementRoutes(server: FastifyInstance, services: Services): 
   registerOrgRoutes(server, { orgs: services.orgs, accounts: services.accounts });
   registerInvitationRoutes(server, { invitations: services.invitations, clock: services.clock }, { secureCookies });
   registerBotRoutes(server, services.botIntegrations);
+  registerAssistantManagementRoutes(server, { assistants: services.assistants, assistantChat: services.assistantChat, models: services.catalog, limiter: services.limiter });
+  registerKnowledgeManagementRoutes(server, services.knowledge);
+  registerTaskManagementRoutes(server, services.tasks, services.fileUrl);
   registerUsageRoutes(server, services.usage);
   registerVoucherRedeemRoute(server, services.vouchers);
   registerPaymentRoutes(server, services.payments);

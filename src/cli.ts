@@ -23,6 +23,7 @@ import { adminBotView } from './http/routes/admin/bots.ts';
 import { providerView } from './http/routes/admin/catalog.ts';
 import { deliveryView } from './http/routes/admin/deliveries.ts';
 import type { Role } from './features/accounts/accounts.ts';
+import { DELIVERY_STATES, type DeliveryState } from './features/tasks/task.ts';
 import type { ProviderRecord } from './features/catalog/catalog.ts';
 import { providerInput, providerPatchInput, providerRecord } from './features/catalog/provider-input.ts';
 import { parseOrThrow } from './dialects/validation.ts';
@@ -441,8 +442,22 @@ providers
 const deliveries = program.command('deliveries').description('task webhook deliveries');
 deliveries
   .command('list')
-  .requiredOption('--task <taskId>', 'the task')
-  .action((options: { task: string }) => withServices(async (services) => print(listOf((await services.deliveries.list(options.task)).map(deliveryView), undefined))));
+  .description("a task's attempts (--task), or each task's latest attempt, newest first, with its state")
+  .option('--task <taskId>', 'the task')
+  .option('--state <state>', `one of ${DELIVERY_STATES.join(', ')} (without --task)`, (text: string) => {
+    const state = DELIVERY_STATES.find((candidate) => candidate === text);
+    if (!state) throw new InvalidArgumentError(`one of ${DELIVERY_STATES.join(', ')}`);
+    return state;
+  })
+  .option('--limit <n>', 'rows per page (1 to 100)', positiveInteger, 20)
+  .option('--cursor <cursor>', 'next_cursor of the previous page')
+  .action((options: { task?: string; state?: DeliveryState; limit: number; cursor?: string }) =>
+    withServices(async (services) => {
+      if (options.task !== undefined) return print(listOf((await services.deliveries.list(options.task)).map(deliveryView), undefined));
+      const page = await services.deliveries.latest({ ...pageOf(options), ...(options.state ? { state: options.state } : {}) });
+      print(listOf(page.deliveries.map((delivery) => ({ ...deliveryView(delivery), state: delivery.state })), page.nextCursor));
+    }),
+  );
 deliveries
   .command('retry <deliveryId>')
   .description('deliver the task of a delivery that failed for good again, now (then the usual retries)')

@@ -7,7 +7,7 @@ import { startTestGateway } from './helpers/gateway.ts';
  * memory, balances from the balance book, and charges are written later in batches. Counted, not timed.
  */
 test('warm requests run no database query; their charges are written later in one batch', async () => {
-  const gw = await startTestGateway({ config: { ledgerFlushMs: 60_000 } });
+  const gw = await startTestGateway({ config: { ledgerFlushMs: 60_000, requestLogFlushMs: 60_000 } });
   try {
     const { key, userId } = await gw.fundedKey({ balance: '5.00' });
     const limited = await gw.fundedKey({ userId, allowedModels: ['gpt-4o-mini'] });

@@ -59,6 +59,15 @@ export class SqlAssistantsRepository implements AssistantsRepository {
       .execute();
   }
 
+  async delete(id: string): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const deleted = await trx.deleteFrom('assistants').where('id', '=', id).executeTakeFirst();
+      await trx.deleteFrom('assistant_reactions').where('assistant_id', '=', id).execute();
+      await trx.deleteFrom('chat_messages').where('assistant_id', '=', id).execute();
+      return Number(deleted.numDeletedRows) > 0;
+    });
+  }
+
   async get(id: string): Promise<Assistant | undefined> {
     const row = await this.db.selectFrom('assistants').selectAll().where('id', '=', id).executeTakeFirst();
     return row && toAssistant(row);

@@ -1,5 +1,5 @@
-import type { Kysely } from 'kysely';
-import type { KnowledgeBase, KnowledgeBaseSummary, KnowledgeChunk, KnowledgeDocument, KnowledgeRepository, StoredChunk } from '../features/knowledge/knowledge.ts';
+import { sql, type Kysely } from 'kysely';
+import type { IdPage, KnowledgeBase, KnowledgeBaseSummary, KnowledgeChunk, KnowledgeDocument, KnowledgeDocumentSummary, KnowledgeRepository, StoredChunk } from '../features/knowledge/knowledge.ts';
 import type { Database } from './schema.ts';
 
 /** Rows per insert statement: 6 parameters each stays far below SQLite's and PostgreSQL's parameter limits. */
@@ -21,19 +21,31 @@ export class SqlKnowledgeRepository implements KnowledgeRepository {
     return row && { id: row.id, ownerId: row.owner_id, title: row.title, createdAt: row.created_at };
   }
 
-  /** The owner's bases with their document and chunk counts, newest first. */
-  async listBases(ownerId: string): Promise<KnowledgeBaseSummary[]> {
-    const rows = await this.db
+  /**
+   * The owner's bases with their document and chunk counts and text size, newest first. A page (the management API) is
+   * ordered by id alone, which its cursor names; the whole list (SPEC's /v1/database/list) by creation time, then id.
+   */
+  async listBases(ownerId: string, page?: IdPage): Promise<KnowledgeBaseSummary[]> {
+    let select = this.db
       .selectFrom('knowledge_bases as base')
       .select(['base.id', 'base.owner_id', 'base.title', 'base.created_at'])
       .select((eb) => [
         eb.selectFrom('knowledge_documents').select((inner) => inner.fn.countAll<string | number>().as('count')).whereRef('knowledge_documents.base_id', '=', 'base.id').as('documents'),
         eb.selectFrom('knowledge_chunks').select((inner) => inner.fn.countAll<string | number>().as('count')).whereRef('knowledge_chunks.base_id', '=', 'base.id').as('chunks'),
+        eb
+          .selectFrom('knowledge_documents')
+          .select(sql<string | number | null>`sum(length(knowledge_documents.text))`.as('characters'))
+          .whereRef('knowledge_documents.base_id', '=', 'base.id')
+          .as('characters'),
       ])
-      .where('base.owner_id', '=', ownerId)
-      .orderBy('base.created_at', 'desc')
-      .orderBy('base.id', 'desc')
-      .execute();
+      .where('base.owner_id', '=', ownerId);
+    if (page) {
+      if (page.after !== undefined) select = select.where('base.id', '<', page.after);
+      select = select.orderBy('base.id', 'desc').limit(page.limit);
+    } else {
+      select = select.orderBy('base.created_at', 'desc').orderBy('base.id', 'desc');
+    }
+    const rows = await select.execute();
     return rows.map((row) => ({
       id: row.id,
       ownerId: row.owner_id,
@@ -41,6 +53,36 @@ export class SqlKnowledgeRepository implements KnowledgeRepository {
       createdAt: row.created_at,
       documents: Number(row.documents ?? 0),
       chunks: Number(row.chunks ?? 0),
+      characters: Number(row.characters ?? 0),
+    }));
+  }
+
+  /** A base's documents with their sizes, oldest first (chunks counted through the base's index, not per document). */
+  async documents(baseId: string): Promise<KnowledgeDocumentSummary[]> {
+    const [rows, counts] = await Promise.all([
+      this.db
+        .selectFrom('knowledge_documents')
+        .select(['id', 'base_id', 'title', 'created_at'])
+        .select(sql<string | number>`length(text)`.as('characters'))
+        .where('base_id', '=', baseId)
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute(),
+      this.db
+        .selectFrom('knowledge_chunks')
+        .select(['document_id', (eb) => eb.fn.countAll<string | number>().as('count')])
+        .where('base_id', '=', baseId)
+        .groupBy('document_id')
+        .execute(),
+    ]);
+    const chunks = new Map(counts.map((row) => [row.document_id, Number(row.count)]));
+    return rows.map((row) => ({
+      id: row.id,
+      baseId: row.base_id,
+      title: row.title,
+      characters: Number(row.characters),
+      chunks: chunks.get(row.id) ?? 0,
+      createdAt: row.created_at,
     }));
   }
 

@@ -1,3 +1,4 @@
+import type SqliteDatabase from 'better-sqlite3';
 import { PostgresAdapter, sql, type Kysely, type Transaction } from 'kysely';
 import type { AccountRef } from '../features/accounts/accounts.ts';
 import type { AppendResult, BalanceMove, BalanceWatcher, LeaseUse, LedgerEntry, LedgerPosition, LedgerRepository } from '../features/billing/ledger.ts';
@@ -8,12 +9,25 @@ import type { Database } from './schema.ts';
 const INSERT_CHUNK = 500;
 const tableOf = (account: AccountRef): 'users' | 'orgs' => (account.type === 'user' ? 'users' : 'orgs');
 
+const LEDGER_COLUMNS = 'id, account_type, account_id, amount_nano, kind, request_id, model, description, created_at, key_id';
+const ledgerTuple = (entry: LedgerEntry): unknown[] => [
+  entry.id, entry.account.type, entry.account.id, entry.amount, entry.kind, entry.requestId, entry.model, entry.description, entry.createdAt, entry.keyId ?? null,
+];
+
 export class SqlLedgerRepository implements LedgerRepository {
   private readonly postgres: boolean;
   private watcher: BalanceWatcher | undefined;
+  /** SQLite only: the entry insert, prepared once (see insertRows). */
+  private readonly insertEntry: SqliteDatabase.Statement | undefined;
 
-  constructor(private readonly db: Kysely<Database>) {
+  /** `sqlite`: the handle under `db` when it is SQLite (Storage.sqlite); without it entries go through Kysely. */
+  constructor(
+    private readonly db: Kysely<Database>,
+    sqlite?: SqliteDatabase.Database,
+  ) {
     this.postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+    this.insertEntry =
+      !this.postgres && sqlite ? sqlite.prepare(`insert into ledger (${LEDGER_COLUMNS}) values (${LEDGER_COLUMNS.split(',').map(() => '?').join(', ')}) on conflict (id) do nothing`) : undefined;
   }
 
   /** Low-balance alerts: told of moved balances of accounts with a threshold, in the write's transaction (mail, DESIGN §15). */
@@ -25,12 +39,18 @@ export class SqlLedgerRepository implements LedgerRepository {
    * A batch of entries as ONE statement with ONE parameter (the rows as JSON): building a many-row insert through the
    * query builder cost more CPU than the rest of the ledger write at high request rates. An entry whose id is already in the
    * ledger is skipped (a batch retried after its commit was not acknowledged must not count twice); the rows actually
-   * inserted come back, and only they move balances.
+   * inserted come back, and only they move balances. On SQLite, in this process, there is no round trip to save: a statement
+   * prepared once runs per entry inside the caller's Kysely transaction (which holds the one connection), for less CPU still.
    */
   private async insertRows(trx: Transaction<Database>, entries: readonly LedgerEntry[]): Promise<Array<{ type: string; id: string; amount: string }>> {
-    const rows = JSON.stringify(
-      entries.map((entry) => [entry.id, entry.account.type, entry.account.id, entry.amount.toString(), entry.kind, entry.requestId, entry.model, entry.description, entry.createdAt, entry.keyId ?? null]),
-    );
+    if (this.insertEntry) {
+      const inserted: Array<{ type: string; id: string; amount: string }> = [];
+      for (const entry of entries) {
+        if (this.insertEntry.run(ledgerTuple(entry)).changes === 1) inserted.push({ type: entry.account.type, id: entry.account.id, amount: entry.amount.toString() });
+      }
+      return inserted;
+    }
+    const rows = JSON.stringify(entries.map((entry) => ledgerTuple(entry).map((value) => (typeof value === 'bigint' ? value.toString() : value))));
     const columns = sql`(id, account_type, account_id, amount_nano, kind, request_id, model, description, created_at, key_id)`;
     const returning = sql`on conflict (id) do nothing returning account_type as type, account_id as id, cast(amount_nano as text) as amount`;
     const result = this.postgres

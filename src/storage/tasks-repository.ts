@@ -1,10 +1,24 @@
-import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { JsonObject } from '../core/chat-types.ts';
 import type { LedgerEntry } from '../features/billing/ledger.ts';
 import type { CostAdjustment } from '../features/usage/request-log.ts';
-import { taskMovesTo, type Task, type TaskChanges, type TaskDelivery, type TaskError, type TaskFile, type TaskResult, type TasksRepository } from '../features/tasks/task.ts';
+import {
+  taskMovesTo,
+  type LatestDeliveriesQuery,
+  type LatestDelivery,
+  type QueuedDelivery,
+  type Task,
+  type TaskChanges,
+  type TaskDelivery,
+  type TaskError,
+  type TaskFile,
+  type TaskListFilter,
+  type TaskResult,
+  type TasksRepository,
+} from '../features/tasks/task.ts';
 import type { SqlJobsRepository } from './jobs-repository.ts';
 import type { SqlLedgerRepository } from './ledger-repository.ts';
+import { decodeIdCursor, pageOf } from './list-pages.ts';
 import { moneyText } from './money-sql.ts';
 import { adjustUsage } from './request-log-repository.ts';
 import type { Database, DeliveriesTable, TasksTable } from './schema.ts';
@@ -164,6 +178,26 @@ export class SqlTasksRepository implements TasksRepository {
       .execute();
   }
 
+  async listForUser(userId: string, filter: TaskListFilter): Promise<Task[]> {
+    let select = this.db.selectFrom('tasks').select([...COLUMNS, moneyText('cost_nano').as('cost')]).where('user_id', '=', userId);
+    if (filter.status !== undefined) select = select.where('status', '=', filter.status);
+    if (filter.after !== undefined) select = select.where('id', '<', filter.after);
+    const rows = await select.orderBy('id', 'desc').limit(filter.limit).execute();
+    return rows.map(toTask);
+  }
+
+  async queuedDelivery(taskId: string): Promise<QueuedDelivery | undefined> {
+    const row = await this.db
+      .selectFrom('jobs')
+      .select(['status', 'run_at'])
+      .where('subject_id', '=', taskId)
+      .where('kind', '=', 'webhook.task')
+      .where('status', 'in', ['pending', 'running'])
+      .orderBy('run_at')
+      .executeTakeFirst();
+    return row && { runAt: Number(row.run_at), running: row.status === 'running' };
+  }
+
   async deliveries(taskId: string): Promise<TaskDelivery[]> {
     const rows = await this.db.selectFrom('deliveries').selectAll().where('task_id', '=', taskId).orderBy('at').orderBy('attempt').execute();
     return rows.map(toDelivery);
@@ -190,7 +224,40 @@ export class SqlTasksRepository implements TasksRepository {
       return true;
     });
   }
+
+  async latestDeliveries(query: LatestDeliveriesQuery): Promise<{ deliveries: LatestDelivery[]; nextCursor: string | undefined }> {
+    let select = this.db
+      .selectFrom('deliveries')
+      .selectAll('deliveries')
+      .select((eb) => webhookQueued(eb).as('queued'))
+      // Only each task's latest attempt: attempts number on, an operator's retry included.
+      .where((eb) =>
+        eb.not(eb.exists(eb.selectFrom('deliveries as later').select('later.id').whereRef('later.task_id', '=', 'deliveries.task_id').whereRef('later.attempt', '>', 'deliveries.attempt'))),
+      );
+    if (query.state === 'pending') select = select.where((eb) => webhookQueued(eb));
+    else if (query.state !== undefined) select = select.where('deliveries.status', '=', query.state).where((eb) => eb.not(webhookQueued(eb)));
+    const after = query.cursor === undefined ? undefined : decodeIdCursor(query.cursor);
+    if (after) select = select.where('deliveries.id', '<', after);
+    const rows = await select.orderBy('deliveries.id', 'desc').limit(query.limit + 1).execute();
+    const page = pageOf(rows, query.limit);
+    return {
+      // SQLite answers EXISTS with 0 or 1, PostgreSQL with a boolean.
+      deliveries: page.rows.map((row) => ({ ...toDelivery(row), state: Boolean(row.queued) ? 'pending' : row.status === 'delivered' ? 'delivered' : 'failed' })),
+      nextCursor: page.nextCursor,
+    };
+  }
 }
+
+/** A delivery job of the row's task is queued or running (an automatic retry, or the operator's). */
+const webhookQueued = (eb: ExpressionBuilder<Database, 'deliveries'>) =>
+  eb.exists(
+    eb
+      .selectFrom('jobs')
+      .select('jobs.id')
+      .where('jobs.kind', '=', 'webhook.task')
+      .whereRef('jobs.subject_id', '=', 'deliveries.task_id')
+      .where('jobs.status', 'in', ['pending', 'running']),
+  );
 
 const toDelivery = (row: Selectable<DeliveriesTable>): TaskDelivery => ({
   id: row.id,

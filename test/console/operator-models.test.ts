@@ -42,7 +42,8 @@ describe('the operator\'s models page, in Chromium', () => {
     const { page, problems } = await openPage(browser);
     await signInThroughForm(page, gw.url, customer);
     await page.getByRole('link', { name: 'Billing' }).waitFor();
-    assert.equal(await page.getByRole('link', { name: 'Models (operator)' }).count(), 0);
+    await page.getByText(customer.email).waitFor();
+    assert.equal(await page.getByRole('link', { name: 'Operator' }).count(), 0);
     await page.goto(`${gw.url}/console/admin/models`);
     await page.getByRole('alert').filter({ hasText: 'This page is for the gateway\'s operators' }).waitFor();
     assert.equal(await page.getByRole('table').count(), 0);
@@ -51,7 +52,8 @@ describe('the operator\'s models page, in Chromium', () => {
 
   test('the operator changes a price in place and the admin API shows it', async () => {
     const { page } = view;
-    await page.getByRole('link', { name: 'Models (operator)' }).click();
+    await page.getByRole('link', { name: 'Operator' }).click();
+    await page.getByRole('navigation', { name: 'Operator' }).getByRole('link', { name: 'Models', exact: true }).click();
     await page.getByRole('heading', { name: 'Models', level: 1 }).waitFor();
     const output = page.getByLabel('Output price of gpt-4o', { exact: true });
     await output.fill('0.0123');

@@ -125,6 +125,8 @@ export interface ChatMessageRecord {
 export interface AssistantsRepository {
   insert(assistant: Assistant): Promise<void>;
   update(assistant: Assistant): Promise<void>;
+  /** Removes the assistant with its reactions and chat memory; false when it was already gone. */
+  delete(id: string): Promise<boolean>;
   get(id: string): Promise<Assistant | undefined>;
   /** Case-insensitive code match. */
   byMention(mention: string): Promise<Assistant | undefined>;

@@ -19,6 +19,25 @@ const SEMANTIC_THRESHOLD = 0.5;
 type CreateInput = z.output<typeof createAssistantSchema>;
 type UpdateInput = z.output<typeof updateAssistantSchema>;
 
+/**
+ * Who looks at assistants: a key's user and organisation, a signed-in user (no organisation: the console acts on the personal
+ * account), or nobody (the public storefront: `userId` null). `requestId` labels the embedding call of a semantic search.
+ */
+export interface Viewer {
+  userId: string | null;
+  orgId: string | null;
+  requestId: string;
+}
+
+export const viewerOf = (caller: Caller): Viewer => ({ userId: caller.key.userId, orgId: caller.key.orgId, requestId: caller.requestId });
+
+/** An assistant's page (`/a/:mention`): the assistant, its owner as the catalog names them, whether the viewer installed it. */
+export interface AssistantPage {
+  assistant: Assistant;
+  owner: { id: string; name: string };
+  installed: boolean;
+}
+
 /** Saved assistant configurations: create, update (SPEC 4.4 semantics), the owner's list, the catalog, likes and installs. */
 export class AssistantsService {
   constructor(
@@ -134,11 +153,11 @@ export class AssistantsService {
     return role === 'owner' || role === 'admin';
   }
 
-  /** Whether the caller may chat with it or see it: its owner, anyone when public, the organisation's members when private. */
-  async maySee(caller: Caller, assistant: Assistant): Promise<boolean> {
-    if (assistant.ownerId === caller.key.userId || !assistant.access.isPrivate) return true;
-    if (!assistant.access.orgId) return false;
-    return caller.key.orgId === assistant.access.orgId || (await this.accounts.getRole(assistant.access.orgId, caller.key.userId)) !== undefined;
+  /** Whether the viewer may chat with it or see it: its owner, anyone when public, the organisation's members when private. */
+  async maySee(viewer: Pick<Viewer, 'userId' | 'orgId'>, assistant: Assistant): Promise<boolean> {
+    if (!assistant.access.isPrivate || (viewer.userId !== null && assistant.ownerId === viewer.userId)) return true;
+    if (!assistant.access.orgId || viewer.userId === null) return false;
+    return viewer.orgId === assistant.access.orgId || (await this.accounts.getRole(assistant.access.orgId, viewer.userId)) !== undefined;
   }
 
   list(caller: Caller, query: string, limit: number, offset: number): Promise<{ total: number; items: Assistant[] }> {
@@ -148,27 +167,52 @@ export class AssistantsService {
   /** The assistant behind a chat code, if the caller may use it. */
   async forChat(caller: Caller, code: string): Promise<Assistant> {
     const assistant = await this.repository.byMention(code);
-    if (!assistant || !(await this.maySee(caller, assistant))) throw assistantNotFound();
+    if (!assistant || !(await this.maySee(viewerOf(caller), assistant))) throw assistantNotFound();
     return assistant;
   }
 
   async visible(caller: Caller, id: string): Promise<Assistant> {
     const assistant = await this.repository.get(id);
-    if (!assistant || !(await this.maySee(caller, assistant))) throw assistantNotFound();
+    if (!assistant || !(await this.maySee(viewerOf(caller), assistant))) throw assistantNotFound();
     return assistant;
   }
 
-  /** SPEC 4.6: public assistants and the private ones of the caller's organisations; `@code` is a strict code search. */
-  async search(caller: Caller, input: { query: string; sortBy: 'popular' | 'newest'; limit: number; offset: number }): Promise<{ total: number; items: Assistant[]; installed: Set<string>; owners: Map<string, string> }> {
-    const orgIds = new Set((await this.accounts.membershipsOf(caller.key.userId)).map((membership) => membership.orgId));
-    if (caller.key.orgId) orgIds.add(caller.key.orgId);
+  /** An assistant the caller may change (its settings, instruction and functions included); anything else is 404. */
+  async editable(caller: Caller, id: string): Promise<Assistant> {
+    const assistant = await this.repository.get(id);
+    if (!assistant || !(await this.mayEdit(caller, assistant))) throw assistantNotFound();
+    return assistant;
+  }
+
+  /** Deleted with its likes, installs and chat memory, by whoever may edit it; its code is free again at once. */
+  async delete(caller: Caller, id: string): Promise<Assistant> {
+    const assistant = await this.editable(caller, id);
+    if (!(await this.repository.delete(assistant.id))) throw assistantNotFound();
+    return assistant;
+  }
+
+  /** The page of an assistant by its code (SPEC 2.6: the mention is its address), for anyone who may see it. */
+  async page(viewer: Viewer, mention: string): Promise<AssistantPage> {
+    const assistant = await this.repository.byMention(mention);
+    if (!assistant || !(await this.maySee(viewer, assistant))) throw assistantNotFound();
+    const installed = viewer.userId === null ? new Set<string>() : await this.repository.installedBy(viewer.userId, [assistant.id]);
+    return { assistant, owner: { id: assistant.ownerId, name: (await this.accounts.getUser(assistant.ownerId))?.name ?? '' }, installed: installed.has(assistant.id) };
+  }
+
+  /**
+   * SPEC 4.6: public assistants and the private ones of the viewer's organisations; `@code` is a strict code search. A
+   * signed-out viewer (the storefront) finds the public ones only.
+   */
+  async search(viewer: Viewer, input: { query: string; sortBy: 'popular' | 'newest'; limit: number; offset: number }): Promise<{ total: number; items: Assistant[]; installed: Set<string>; owners: Map<string, string> }> {
+    const orgIds = new Set(viewer.userId === null ? [] : (await this.accounts.membershipsOf(viewer.userId)).map((membership) => membership.orgId));
+    if (viewer.orgId) orgIds.add(viewer.orgId);
     const query = input.query.trim();
     const strict = query.startsWith('@');
     let found = await this.repository.catalog({ orgIds: [...orgIds], ...(strict ? { mention: query.slice(1) } : {}) });
-    if (query && !strict) found = await this.match(found, query, caller.requestId);
+    if (query && !strict) found = await this.match(found, query, viewer.requestId);
     found.sort((a, b) => (input.sortBy === 'popular' ? b.likes - a.likes : 0) || b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1));
     const items = found.slice(input.offset, input.offset + input.limit);
-    const installed = await this.repository.installedBy(caller.key.userId, items.map((item) => item.id));
+    const installed = viewer.userId === null ? new Set<string>() : await this.repository.installedBy(viewer.userId, items.map((item) => item.id));
     const owners = new Map<string, string>();
     for (const ownerId of new Set(items.map((item) => item.ownerId))) owners.set(ownerId, (await this.accounts.getUser(ownerId))?.name ?? '');
     return { total: found.length, items, installed, owners };

@@ -8,7 +8,7 @@ import { emptyUsage, priceUsage } from '../billing/pricing.ts';
 import type { Model } from '../catalog/model.ts';
 import { payerOf, type Caller } from '../inference/model-call.ts';
 import { chunkDocument } from './chunking.ts';
-import type { AddDocumentInput, AddedDocument, Excerpt, KnowledgeBase, KnowledgeBaseSummary, KnowledgeChunk, KnowledgeRepository } from './knowledge.ts';
+import type { AddDocumentInput, AddedDocument, Excerpt, IdPage, KnowledgeBase, KnowledgeBaseSummary, KnowledgeChunk, KnowledgeDocumentSummary, KnowledgeRepository } from './knowledge.ts';
 
 /** Texts per embeddings request when a document is added (well under the vendors' per-request limits). */
 const EMBED_BATCH = 64;
@@ -41,11 +41,21 @@ export class KnowledgeService {
   async create(caller: Caller, title: string): Promise<KnowledgeBaseSummary> {
     const base: KnowledgeBase = { id: newId('knowledgeBase'), ownerId: caller.key.userId, title, createdAt: this.clock.now() };
     await this.repository.createBase(base);
-    return { ...base, documents: 0, chunks: 0 };
+    return { ...base, documents: 0, chunks: 0, characters: 0 };
   }
 
-  list(caller: Caller): Promise<KnowledgeBaseSummary[]> {
-    return this.repository.listBases(caller.key.userId);
+  /** All the caller's bases (SPEC's list), or one page of them, newest first. */
+  list(caller: Caller, page?: IdPage): Promise<KnowledgeBaseSummary[]> {
+    return this.repository.listBases(caller.key.userId, page);
+  }
+
+  /** One of the caller's bases with its documents (titles and sizes, never their texts); another user's is not found. */
+  async describe(caller: Caller, id: string): Promise<{ base: KnowledgeBaseSummary; documents: KnowledgeDocumentSummary[] }> {
+    const base = await this.owned(caller.key.userId, id);
+    if (!base) throw knowledgeBaseNotFound('id');
+    const documents = await this.repository.documents(id);
+    const sum = (field: 'chunks' | 'characters') => documents.reduce((total, document) => total + document[field], 0);
+    return { base: { ...base, documents: documents.length, chunks: sum('chunks'), characters: sum('characters') }, documents };
   }
 
   async delete(caller: Caller, id: string): Promise<void> {
@@ -76,6 +86,9 @@ export class KnowledgeService {
     const document = { id: newId('knowledgeDocument'), baseId: input.databaseId, title: input.title, text: input.text, createdAt: this.clock.now() };
     const chunks: KnowledgeChunk[] = texts.map((text, seq) => ({ id: newId('knowledgeChunk'), baseId: document.baseId, documentId: document.id, seq, text, embedding: vectors[seq]! }));
     if (!(await this.repository.addDocument(caller.key.userId, document, chunks))) throw knowledgeBaseNotFound('databaseId');
+    // The request log's row names the account that paid and the tokens embedded (its cost comes from the ledger entry).
+    caller.trace?.paidBy(payer);
+    caller.trace?.used({ ...emptyUsage(), inputTokens: tokens });
     if (cost > 0n) {
       this.book.record({ account: payer, amount: -cost, kind: 'charge', requestId: caller.requestId, keyId: caller.key.id, model: model.id, description: `knowledge base ${document.baseId}: document ${document.id}` });
     }

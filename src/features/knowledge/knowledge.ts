@@ -17,6 +17,26 @@ export interface KnowledgeBase {
 export interface KnowledgeBaseSummary extends KnowledgeBase {
   documents: number;
   chunks: number;
+  /** Characters of its documents' texts as sent, summed (the size a user recognises; chunks overlap). */
+  characters: number;
+}
+
+/** A document as lists show it: without its text. */
+export interface KnowledgeDocumentSummary {
+  id: string;
+  baseId: string;
+  title: string;
+  /** Characters of the text as sent. */
+  characters: number;
+  chunks: number;
+  /** Unix milliseconds. */
+  createdAt: number;
+}
+
+/** One page of a newest-first list by id (ids sort by creation): `limit` rows after the id `after`. */
+export interface IdPage {
+  limit: number;
+  after?: string | undefined;
 }
 
 export interface KnowledgeDocument {
@@ -93,8 +113,10 @@ export interface StoredChunk extends KnowledgeChunk {
 export interface KnowledgeRepository {
   createBase(base: KnowledgeBase): Promise<void>;
   getBase(id: string): Promise<KnowledgeBase | undefined>;
-  /** The owner's bases with their document and chunk counts, newest first. */
-  listBases(ownerId: string): Promise<KnowledgeBaseSummary[]>;
+  /** The owner's bases with their document and chunk counts, newest first (by id, a page of them when `page` is given). */
+  listBases(ownerId: string, page?: IdPage): Promise<KnowledgeBaseSummary[]>;
+  /** A base's documents with their sizes, oldest first. */
+  documents(baseId: string): Promise<KnowledgeDocumentSummary[]>;
   /** Stores a document and its chunks at once, provided the base still exists and is `ownerId`'s; false when it is not. */
   addDocument(ownerId: string, document: KnowledgeDocument, chunks: readonly KnowledgeChunk[]): Promise<boolean>;
   /** Deletes a base of `ownerId` with its documents and chunks; false when there is no such base. */

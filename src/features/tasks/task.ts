@@ -7,7 +7,8 @@ import type { CostAdjustment } from '../usage/request-log.ts';
 /** `imagine`: image task of SPEC 4.7 (and its follow-up actions); `media`: SPEC 4.10 media task; `transcription`: asynchronous transcription. */
 export type TaskKind = 'imagine' | 'media' | 'transcription';
 /** DESIGN §5: idle → processing → done | failed. */
-export type TaskStatus = 'idle' | 'processing' | 'done' | 'failed';
+export const TASK_STATUSES = ['idle', 'processing', 'done', 'failed'] as const;
+export type TaskStatus = (typeof TASK_STATUSES)[number];
 
 export interface TaskFile {
   id: string;
@@ -95,6 +96,40 @@ export interface TaskDelivery {
   at: number;
 }
 
+/**
+ * Where a task's webhook stands, read from its latest attempt: `pending` while a delivery job is queued or running (the
+ * automatic retries, or an operator's retry), `failed` when the latest attempt failed and nothing is queued (failed for good:
+ * the operator may retry it), `delivered` when the latest attempt arrived.
+ */
+export const DELIVERY_STATES = ['pending', 'failed', 'delivered'] as const;
+export type DeliveryState = (typeof DELIVERY_STATES)[number];
+
+/** A task's latest delivery attempt with the state of its webhook (the operator's list of deliveries). */
+export interface LatestDelivery extends TaskDelivery {
+  state: DeliveryState;
+}
+
+export interface LatestDeliveriesQuery {
+  state?: DeliveryState;
+  limit: number;
+  /** From the previous page's `nextCursor`. */
+  cursor?: string;
+}
+
+/** Which of a user's tasks a list shows: newest first by id (ids sort by creation), `limit` of them after the id `after`. */
+export interface TaskListFilter {
+  status?: TaskStatus | undefined;
+  limit: number;
+  after?: string | undefined;
+}
+
+/** The delivery of a task's webhook that is queued: when it runs (a retry's time after a failure), or runs now. */
+export interface QueuedDelivery {
+  /** Unix milliseconds. */
+  runAt: number;
+  running: boolean;
+}
+
 /** Tasks, their stored files and webhook deliveries; storage/tasks-repository.ts implements it. Each method is its own transaction. */
 export interface TasksRepository {
   /** A new task, its charge and the job that will run it, at once: none exists without the others. */
@@ -110,12 +145,18 @@ export interface TasksRepository {
   saveFile(file: TaskFile & { taskId: string; data: Buffer }, now: number): Promise<void>;
   file(id: string): Promise<{ contentType: string; data: Buffer } | undefined>;
   recordDelivery(delivery: TaskDelivery): Promise<void>;
+  /** A user's tasks, newest first (`filter`: status, page). */
+  listForUser(userId: string, filter: TaskListFilter): Promise<Task[]>;
   /** A task's delivery attempts, oldest first. */
   deliveries(taskId: string): Promise<TaskDelivery[]>;
+  /** The webhook delivery of the task that is queued or running, if any (the next attempt after a failure). */
+  queuedDelivery(taskId: string): Promise<QueuedDelivery | undefined>;
   delivery(id: string): Promise<TaskDelivery | undefined>;
   /**
    * Queues a new webhook delivery of the task to run at `now`, unless one is already pending or running (false); the check
    * and the insert hold the task's row, so two retries at once queue one delivery.
    */
   requeueWebhook(taskId: string, now: number): Promise<boolean>;
+  /** The latest attempt of each task that has one, newest first, with its webhook's state; `nextCursor` undefined on the last page. */
+  latestDeliveries(query: LatestDeliveriesQuery): Promise<{ deliveries: LatestDelivery[]; nextCursor: string | undefined }>;
 }

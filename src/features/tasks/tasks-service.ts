@@ -9,7 +9,7 @@ import type { Money } from '../../lib/money.ts';
 import type { ModelEndpoint, Resolution } from '../catalog/retirement.ts';
 import type { LedgerEntry } from '../billing/ledger.ts';
 import { authoriseModelCall, type Caller, type ModelCallDependencies } from '../inference/model-call.ts';
-import type { ImageAction, Task, TaskDelivery, TaskKind, TasksRepository } from './task.ts';
+import type { ImageAction, QueuedDelivery, Task, TaskDelivery, TaskKind, TaskListFilter, TasksRepository } from './task.ts';
 
 export interface CreateTaskInput {
   kind: TaskKind;
@@ -85,11 +85,26 @@ export class TasksService {
     return { task, resolution: call.resolution };
   }
 
-  /** A task of the caller's own (of `kind` when given); another user's task, or one of another kind, is as unknown as a missing one. */
+  /**
+   * A task of the caller's own (of `kind` when given); another user's task, or one of another kind, is as unknown as a missing
+   * one. A task is its creating user's, whoever paid for it (an org key's task is still its user's, as SPEC's GET shows it).
+   */
   async get(caller: Caller, id: string, kind?: TaskKind): Promise<Task> {
     const task = await this.repository.get(id);
     if (!task || task.userId !== caller.key.userId || (kind !== undefined && task.kind !== kind)) throw new GatewayError('not_found', `Task '${id}' not found.`, { param: 'id', originalId: id });
     return task;
+  }
+
+  /** The caller's tasks (every kind, made with any of the user's keys), newest first; `limit` of them after the id `after`. */
+  list(caller: Caller, filter: TaskListFilter): Promise<Task[]> {
+    return this.repository.listForUser(caller.key.userId, filter);
+  }
+
+  /** One of the caller's tasks with its webhook delivery attempts (oldest first) and the delivery queued next, if any. */
+  async withDeliveries(caller: Caller, id: string): Promise<{ task: Task; deliveries: TaskDelivery[]; queued: QueuedDelivery | undefined }> {
+    const task = await this.get(caller, id);
+    const [deliveries, queued] = await Promise.all([this.repository.deliveries(task.id), this.repository.queuedDelivery(task.id)]);
+    return { task, deliveries, queued };
   }
 
   /** A stored result file. */

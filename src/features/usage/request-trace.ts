@@ -39,6 +39,11 @@ export class RequestTrace {
   ttftMs: number | null = null;
   errorType: string | null = null;
   taskId: string | null = null;
+  /**
+   * The key a request outside the model endpoints spends as (the management API's knowledge door: a management key, or a
+   * session's console key): its row is logged under it, so the request log and usage hold every charge.
+   */
+  spender: ApiKey | undefined = undefined;
   ending: TraceEnding | undefined;
   private holds = 0;
   private closed = false;
@@ -55,6 +60,11 @@ export class RequestTrace {
 
   resolved(resolution: Resolution, payer: AccountRef): void {
     this.resolution = resolution;
+    this.payer = payer;
+  }
+
+  /** Who pays, for a charge made without a model call's resolution (a knowledge document's embeddings). */
+  paidBy(payer: AccountRef): void {
     this.payer = payer;
   }
 

@@ -2,7 +2,7 @@ import { GatewayError } from '../../core/errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { AuditService } from '../audit/audit-service.ts';
 import type { Actor } from '../audit/audit.ts';
-import type { TaskDelivery, TasksRepository } from '../tasks/task.ts';
+import type { LatestDeliveriesQuery, LatestDelivery, TaskDelivery, TasksRepository } from '../tasks/task.ts';
 
 const deliveryNotFound = (id: string): GatewayError => new GatewayError('not_found', `Delivery '${id}' does not exist.`);
 
@@ -13,7 +13,7 @@ const deliveryNotFound = (id: string): GatewayError => new GatewayError('not_fou
  */
 export class WebhookDeliveriesService {
   constructor(
-    private readonly repository: Pick<TasksRepository, 'get' | 'deliveries' | 'delivery' | 'requeueWebhook'>,
+    private readonly repository: Pick<TasksRepository, 'get' | 'deliveries' | 'delivery' | 'requeueWebhook' | 'latestDeliveries'>,
     private readonly audit: AuditService,
     private readonly clock: Clock,
   ) {}
@@ -21,6 +21,11 @@ export class WebhookDeliveriesService {
   /** A task's delivery attempts, oldest first. */
   list(taskId: string): Promise<TaskDelivery[]> {
     return this.repository.deliveries(taskId);
+  }
+
+  /** Each task's latest attempt, newest first, with where its webhook stands: the operator's list of what needs attention. */
+  latest(query: LatestDeliveriesQuery): Promise<{ deliveries: LatestDelivery[]; nextCursor: string | undefined }> {
+    return this.repository.latestDeliveries(query);
   }
 
   async get(id: string): Promise<TaskDelivery> {

@@ -52,10 +52,11 @@ export function registerObservability(app: FastifyInstance, metrics: Metrics, ac
     const trace = request.trace;
     if (!trace) return;
     if (aborted) trace.failed('client_closed');
-    // Only the model endpoints' keys are logged: management keys and sessions act on the account, they do not use models.
+    // Only the model endpoints' keys are logged: management keys and sessions act on the account, they do not use models —
+    // unless a management request spends (a knowledge document's embeddings), which it logs under its spender.
     const logged = request.apiKey !== undefined && (request.routeOptions.config?.auth ?? 'key') === 'key';
     trace.close({
-      key: logged ? request.apiKey : undefined,
+      key: logged ? request.apiKey : trace.spender,
       endpoint: route,
       bodyModel: logged ? modelOf(request) : undefined,
       status: reply.raw.headersSent ? status : CLIENT_CLOSED,

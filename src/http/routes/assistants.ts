@@ -1,11 +1,11 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { parseOrThrow } from '../../dialects/validation.ts';
 import { createAssistantSchema, updateAssistantSchema } from '../../features/assistants/assistant.ts';
-import type { AssistantChatService } from '../../features/assistants/assistant-chat.ts';
+import type { AssistantChatService, ChatTurn } from '../../features/assistants/assistant-chat.ts';
 import { streamTurn } from '../../features/assistants/assistant-chat-stream.ts';
 import { assistantView, catalogCardView, listItemView } from '../../features/assistants/assistant-views.ts';
-import type { AssistantsService } from '../../features/assistants/assistants-service.ts';
+import { viewerOf, type AssistantsService, type Viewer } from '../../features/assistants/assistants-service.ts';
 import type { ModelLookup } from '../../features/catalog/retirement.ts';
 import { formatMoney } from '../../lib/money.ts';
 import { sseFrame } from '../../lib/sse-writer.ts';
@@ -19,11 +19,12 @@ const pageNumber = (max: number, fallback: number) =>
 const offsetNumber = z.coerce.number({ message: 'must be a number' }).int('must be an integer').min(0, 'must be 0 or more').default(0);
 
 const listQuery = z.object({ query: z.string().max(200).default(''), limit: pageNumber(100, 25), offset: offsetNumber });
-const searchQuery = z.object({ query: z.string().max(200).default(''), sortBy: z.enum(['popular', 'newest']).default('popular'), limit: pageNumber(30, 25), offset: offsetNumber });
+/** SPEC 4.6's query; the management API's public search (/api/v1/assistants/search) takes the same. */
+export const searchQuery = z.object({ query: z.string().max(200).default(''), sortBy: z.enum(['popular', 'newest']).default('popular'), limit: pageNumber(30, 25), offset: offsetNumber });
 const idBody = z.object({ id: z.string().min(1), useWalletBalance: z.boolean().optional() });
 
 /** SPEC 4.3: 24 to 36 characters, made by the client. */
-const chatSchema = z.object({
+export const chatSchema = z.object({
   chatId: z.string().min(24, 'must be 24 to 36 characters').max(36, 'must be 24 to 36 characters'),
   assistantCode: z.string().min(1, 'must not be empty'),
   message: z.string().min(1, 'must not be empty').max(100_000),
@@ -60,17 +61,9 @@ export function registerAssistantRoutes(app: FastifyInstance, services: Assistan
     return { object: 'list', total, limit: query.limit, offset: query.offset, data: items.map((item) => listItemView(item, model(item.modelId))) };
   });
 
-  app.get('/v1/assistant/search', { config: { name: 'assistant.search', doc: { summary: 'Search the public assistant catalog (SPEC 4.6)', query: searchQuery } } }, async (request) => {
-    const query = parseOrThrow(searchQuery, request.query);
-    const result = await services.assistants.search(callerOf(request), query);
-    return {
-      object: 'list',
-      total: result.total,
-      limit: query.limit,
-      offset: query.offset,
-      data: result.items.map((item) => catalogCardView(item, { id: item.ownerId, name: result.owners.get(item.ownerId) ?? '' }, result.installed.has(item.id))),
-    };
-  });
+  app.get('/v1/assistant/search', { config: { name: 'assistant.search', doc: { summary: 'Search the public assistant catalog (SPEC 4.6)', query: searchQuery } } }, async (request) =>
+    searchCatalog(services.assistants, viewerOf(callerOf(request)), parseOrThrow(searchQuery, request.query)),
+  );
 
   app.post('/v1/assistant/like', { config: { name: 'assistant.like', doc: { summary: 'Like a catalog assistant', body: idBody } } }, async (request) => {
     const { id } = parseOrThrow(idBody, request.body);
@@ -94,20 +87,39 @@ export function registerAssistantRoutes(app: FastifyInstance, services: Assistan
       images: body.images,
       useWalletBalance: body.useWalletBalance === true || walletFromQuery(request),
     });
-    reply.headers(turn.call.resolution.headers);
-    if (!body.stream) return services.assistantChat.run(turn);
-    // Experimental stream (SPEC 4.3): `{chatId, assistantCode, delta}` frames as the reply is written, then the whole
-    // response object of SPEC 2.5, then [DONE].
-    const mention = turn.assistant.mention;
-    const frames = (async function* () {
-      for await (const event of streamTurn(services.assistantChat, turn)) {
-        if (event.type === 'delta') yield sseFrame(JSON.stringify({ chatId: body.chatId, assistantCode: mention, delta: event.text }));
-        else if (event.type === 'response') yield sseFrame(JSON.stringify(event.response));
-        else yield sseFrame(JSON.stringify(renderErrorA(toCatalogueError(event.error, false))));
-      }
-      yield sseFrame('[DONE]');
-    })();
-    await sendEventStream(request, reply, frames, turn.abort, (error) => sseFrame(JSON.stringify(renderErrorA(error))));
-    return reply;
+    return answerChat(request, reply, services.assistantChat, turn, body.stream);
   });
+}
+
+/** SPEC 4.6's answer, for a key's caller or for anyone (the storefront). */
+export async function searchCatalog(assistants: AssistantsService, viewer: Viewer, query: z.output<typeof searchQuery>): Promise<Record<string, unknown>> {
+  const result = await assistants.search(viewer, query);
+  return {
+    object: 'list',
+    total: result.total,
+    limit: query.limit,
+    offset: query.offset,
+    data: result.items.map((item) => catalogCardView(item, { id: item.ownerId, name: result.owners.get(item.ownerId) ?? '' }, result.installed.has(item.id))),
+  };
+}
+
+/**
+ * Runs a prepared chat turn and answers as SPEC 4.3 does: the response object of SPEC 2.5, or with `stream` the experimental
+ * stream — `{chatId, assistantCode, delta}` frames as the reply is written, then the whole response object, then [DONE].
+ */
+export async function answerChat(request: FastifyRequest, reply: FastifyReply, chat: AssistantChatService, turn: ChatTurn, stream: boolean): Promise<unknown> {
+  reply.headers(turn.call.resolution.headers);
+  if (!stream) return chat.run(turn);
+  const { chatId } = turn.input;
+  const mention = turn.assistant.mention;
+  const frames = (async function* () {
+    for await (const event of streamTurn(chat, turn)) {
+      if (event.type === 'delta') yield sseFrame(JSON.stringify({ chatId, assistantCode: mention, delta: event.text }));
+      else if (event.type === 'response') yield sseFrame(JSON.stringify(event.response));
+      else yield sseFrame(JSON.stringify(renderErrorA(toCatalogueError(event.error, false))));
+    }
+    yield sseFrame('[DONE]');
+  })();
+  await sendEventStream(request, reply, frames, turn.abort, (error) => sseFrame(JSON.stringify(renderErrorA(error))));
+  return reply;
 }

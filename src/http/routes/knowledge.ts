@@ -9,13 +9,17 @@ import { deletedResponse } from '../route-doc.ts';
 /** Longest document text accepted in one request (characters); about 1,250 chunks of 800. */
 const MAX_TEXT_CHARS = 1_000_000;
 
-const title = z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
+/** A base's or document's title; the management API's doors (management/knowledge.ts) take the same fields. */
+export const knowledgeTitle = z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
+export const documentText = z.string().min(1, 'must not be empty').max(MAX_TEXT_CHARS, `must be at most ${MAX_TEXT_CHARS} characters`);
+export const documentFormat = z.enum(['text', 'markdown']).default('text');
+const title = knowledgeTitle;
 const createBody = z.object({ title });
 const addBody = z.object({
   databaseId: z.string().min(1, 'must not be empty'),
   title,
-  text: z.string().min(1, 'must not be empty').max(MAX_TEXT_CHARS, `must be at most ${MAX_TEXT_CHARS} characters`),
-  format: z.enum(['text', 'markdown']).default('text'),
+  text: documentText,
+  format: documentFormat,
   useWalletBalance: z.boolean().optional(),
 });
 const deleteBody = z.object({ id: z.string().min(1, 'must not be empty') });

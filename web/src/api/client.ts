@@ -28,8 +28,12 @@ export function rememberCsrf(token: string | undefined): void {
 
 const SAFE = new Set(['GET', 'HEAD']);
 
-export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const headers: Record<string, string> = { accept: 'application/json' };
+/**
+ * Sends a call as `api` does and returns the response once the gateway has answered well (a stream's body is still open).
+ * `extraHeaders`: e.g. the admin API's `Idempotency-Key`.
+ */
+export async function apiResponse(method: string, path: string, body?: unknown, accept = 'application/json', extraHeaders: Record<string, string> = {}): Promise<Response> {
+  const headers: Record<string, string> = { ...extraHeaders, accept };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (!SAFE.has(method) && csrfToken) headers['x-csrf-token'] = csrfToken;
   let response: Response;
@@ -38,22 +42,35 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
   } catch {
     throw new ApiError(0, 'The gateway did not answer. Check your connection and try again.');
   }
-  const text = await response.text();
+  if (!response.ok) throw errorOf(response.status, await response.text());
+  return response;
+}
+
+/** The API's error answer (shape A) as an ApiError; any other body still gives the status. */
+function errorOf(status: number, text: string): ApiError {
   let parsed: unknown;
   try {
     parsed = text ? JSON.parse(text) : undefined;
   } catch {
     parsed = undefined;
   }
-  if (!response.ok) {
-    const error = (parsed as { error?: { message?: string; type?: string; code?: string; param?: string } } | undefined)?.error;
-    throw new ApiError(response.status, error?.message ?? `The gateway answered ${response.status}.`, {
-      ...(error?.type ? { type: error.type } : {}),
-      ...(error?.code ? { code: error.code } : {}),
-      ...(error?.param ? { param: error.param } : {}),
-    });
+  const error = (parsed as { error?: { message?: string; type?: string; code?: string; param?: string } } | undefined)?.error;
+  return new ApiError(status, error?.message ?? `The gateway answered ${status}.`, {
+    ...(error?.type ? { type: error.type } : {}),
+    ...(error?.code ? { code: error.code } : {}),
+    ...(error?.param ? { param: error.param } : {}),
+  });
+}
+
+/** `headers`: extra request headers, e.g. the admin API's `Idempotency-Key`. */
+export async function api<T>(method: string, path: string, body?: unknown, options: { headers?: Record<string, string> } = {}): Promise<T> {
+  const response = await apiResponse(method, path, body, 'application/json', options.headers);
+  const text = await response.text();
+  try {
+    return (text ? JSON.parse(text) : undefined) as T;
+  } catch {
+    return undefined as T;
   }
-  return parsed as T;
 }
 
 /** `?a=1&b=2` of the defined values. */

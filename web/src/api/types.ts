@@ -207,17 +207,86 @@ export interface AdminModel {
   deprecation_redirect_to: string | null;
 }
 
-/** GET /admin/v1/keys/:id, as far as the operator pages read it. */
-export interface AdminKey {
-  id: string;
-  name: string;
-  userId: string;
-  orgId: string | null;
-}
+/** GET /admin/v1/keys/:id: the management API's key view (never the secret). */
+export type AdminKey = Key;
 
-/** GET /admin/v1/users/:id, as far as the operator pages read it. */
+/** GET /admin/v1/users/:id (never a password hash). */
 export interface AdminUser {
   id: string;
   name: string;
   email: string | null;
+  operator: boolean;
+  balance: string;
+}
+
+/** A knowledge base (GET /api/v1/knowledge): its size as the service knows it. */
+export interface KnowledgeBase {
+  id: string;
+  object: 'knowledge_base';
+  title: string;
+  documents: number;
+  chunks: number;
+  /** Characters of its documents' texts, summed. */
+  characters: number;
+  createdAt: string;
+}
+
+/** A document of a base (GET /api/v1/knowledge/:id/documents), without its text. */
+export interface KnowledgeDocument {
+  id: string;
+  object: 'knowledge_document';
+  knowledgeBaseId: string;
+  title: string;
+  characters: number;
+  chunks: number;
+  createdAt: string;
+}
+
+/** POST /api/v1/knowledge/:id/documents: the document and what its embedding cost (decimal text, as the ledger booked it). */
+export interface AddedKnowledgeDocument extends KnowledgeDocument {
+  embeddingTokens: number;
+  cost: string;
+}
+
+export type TaskStatus = 'idle' | 'processing' | 'done' | 'failed';
+
+/** A task (GET /api/v1/tasks): image, media or transcription. */
+export interface Task {
+  id: string;
+  object: 'task';
+  kind: 'imagine' | 'media' | 'transcription';
+  type: string;
+  parentId: string | null;
+  model: string;
+  servedModel: string;
+  status: TaskStatus;
+  percent: number;
+  prompt: string | null;
+  cost: string;
+  paidBy: { type: 'user' | 'org'; id: string };
+  keyId: string;
+  result: { files: Array<{ url: string; contentType: string }>; text: string | null } | null;
+  error: { code: string; message: string } | null;
+  webhookUrl: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** One attempt to deliver a task's webhook. */
+export interface TaskDelivery {
+  id: string;
+  attempt: number;
+  event: string;
+  url: string;
+  status: 'delivered' | 'failed';
+  httpStatus: number | null;
+  error: string | null;
+  durationMs: number;
+  at: string;
+}
+
+/** GET /api/v1/tasks/:id: the task with its webhook deliveries and the next attempt, when one is queued. */
+export interface TaskDetails extends Task {
+  deliveries: TaskDelivery[];
+  nextDelivery: { at: string; running: boolean } | null;
 }

@@ -11,7 +11,10 @@ const LINKS = [
   { to: '/console/usage', label: 'Usage' },
   { to: '/console/requests', label: 'Requests' },
   { to: '/console/billing', label: 'Billing' },
+  { to: '/console/assistants', label: 'Assistants' },
   { to: '/console/bots', label: 'Bots' },
+  { to: '/console/knowledge', label: 'Knowledge' },
+  { to: '/console/tasks', label: 'Tasks' },
 ] as const;
 
 /** The signed-in frame of every /console page: navigation, the user, sign out (the route's guard sends others to /login). */
@@ -68,8 +71,8 @@ function ConsoleNav() {
           ))}
           {me.data?.operator ? (
             <li>
-              <Link to="/console/admin/models" activeProps={{ 'aria-current': 'page' }}>
-                Models (operator)
+              <Link to="/console/admin" activeProps={{ 'aria-current': 'page' }}>
+                Operator
               </Link>
             </li>
           ) : null}

@@ -1,9 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
-import { Link } from '@tanstack/react-router';
 import { useState } from 'react';
 import { api } from '../api/client.ts';
-import { useSession } from '../api/session.ts';
 import type { CatalogModel, List } from '../api/types.ts';
+import { AssistantCatalog } from '../components/assistant-catalog.tsx';
+import { SiteHeader } from '../components/site-header.tsx';
 import { ErrorNote, Loading } from '../components/status.tsx';
 
 function RetirementBadge({ model }: { model: CatalogModel }) {
@@ -20,40 +20,20 @@ function priceCells(model: CatalogModel) {
   return [<td key="in" className="number">{model.input_per_million}</td>, <td key="out" className="number">{model.output_per_million}</td>];
 }
 
-/** The storefront (DESIGN §11 `/`): the model catalog with prices and retirement badges, for everyone. */
+/** The storefront (DESIGN §11 `/`): the model catalog with prices and retirement badges, and the assistant catalog, for everyone. */
 export function StorefrontPage() {
-  const session = useSession();
   const models = useQuery({ queryKey: ['catalog'], queryFn: () => api<List<CatalogModel>>('GET', '/api/v1/models') });
   const [filter, setFilter] = useState('');
   const shown = (models.data?.data ?? []).filter((model) => model.id.toLowerCase().includes(filter.trim().toLowerCase()));
   return (
     <div>
-      <header className="topbar">
-        <Link to="/" className="brand">
-          Tollgate
-        </Link>
-        <nav aria-label="Site">
-          <ul>
-            {session.data ? (
-              <li>
-                <Link to="/console">Console</Link>
-              </li>
-            ) : (
-              <>
-                <li>
-                  <Link to="/login">Sign in</Link>
-                </li>
-                <li>
-                  <Link to="/signup">Sign up</Link>
-                </li>
-              </>
-            )}
-          </ul>
-        </nav>
-      </header>
+      <SiteHeader />
       <main id="main">
         <h1>Models and prices</h1>
-        <p>One API key for every model below, through the OpenAI and Anthropic APIs. Prices are per 1,000,000 tokens unless noted.</p>
+        <p>
+          One API key for every model below, through the OpenAI and Anthropic APIs. Prices are per 1,000,000 tokens unless noted.{' '}
+          <a href="#assistant-catalog">Browse assistants</a> built on them.
+        </p>
         <label className="inline">
           Find a model
           <input type="search" value={filter} onChange={(event) => setFilter(event.target.value)} />
@@ -88,6 +68,7 @@ export function StorefrontPage() {
             </table>
           </div>
         ) : null}
+        <AssistantCatalog />
       </main>
     </div>
   );

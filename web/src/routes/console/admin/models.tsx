@@ -1,28 +1,16 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api, query } from '../../../api/client.ts';
-import { useSession } from '../../../api/session.ts';
 import type { AdminKey, AdminModel, AdminUser, List, UsageRow } from '../../../api/types.ts';
 import { ErrorNote, Loading } from '../../../components/status.tsx';
 import { daysAgo, shortTime, today } from '../../../lib/dates.ts';
 
 const modelsQuery = { queryKey: ['admin', 'models'], queryFn: () => api<List<AdminModel>>('GET', '/admin/v1/models') };
 
-/** /console/admin/models (operators only): the catalog with prices editable in place, and retirement with an analogue. */
+/** /console/admin/models (operators only, OperatorLayout): the catalog with prices editable in place, and retirement with an analogue. */
 export function AdminModelsPage() {
-  const session = useSession();
-  const models = useQuery({ ...modelsQuery, enabled: session.data?.user.operator === true });
+  const models = useQuery(modelsQuery);
   const [retiring, setRetiring] = useState<string | null>(null);
-  if (!session.data?.user.operator) {
-    return (
-      <>
-        <h1>Models</h1>
-        <p role="alert" className="error">
-          This page is for the gateway's operators.
-        </p>
-      </>
-    );
-  }
   const target = models.data?.data.find((model) => model.id === retiring);
   return (
     <>
