@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parsePlan, type BenchPlan } from './bench-plan.ts';
 import { installExitHandlers, stopChild, stopEverything } from './child-processes.ts';
+import { channelPickNote, measureChannelPick } from './channel-pick.ts';
 import { measureTarget, type TargetReport } from './measure-target.ts';
 import { measureRequestLogCost, type RequestLogCost } from './request-log-cost.ts';
 import { appendResults, machineLine, renderStepNotes, renderTable } from './results-table.ts';
@@ -50,7 +51,8 @@ async function run(plan: BenchPlan): Promise<void> {
   const logCost = await measureRequestLogCost((requestLog) => startTollgate(ROOT, simulator, stopChild, requestLog), simulator, plan.saturationConnections, plan.logCostSeconds, plan.logCostRounds);
 
   const table = renderTable(reports, plan);
-  const notes = [...renderStepNotes(reports), requestLogNote(logCost)];
+  // Issue 15: what choosing a channel costs per request, in this process once the gateways are stopped.
+  const notes = [...renderStepNotes(reports), requestLogNote(logCost), channelPickNote(measureChannelPick())];
   const seconds = Math.round((Date.now() - startedAt.getTime()) / 1000);
   const title = `${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC · ${plan.mode}${peerName ? ` · peer ${peerName}` : ''} · ${seconds} s`;
   console.log(`\n${title}\n${machineLine()}\n\n${table}\n${notes.map((note) => `- ${note}`).join('\n')}`);

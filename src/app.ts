@@ -233,7 +233,15 @@ export function createServices(dependencies: AppDependencies): Services {
   const audit = new AuditService(new SqlAuditRepository(storage.db), clock);
   const catalog = new CatalogService(new SqlCatalogRepository(storage.db, dependencies.secrets), bus, clock, audit);
   const http = new HttpClient(config.upstreamTimeoutMs, { observe: metrics.observeUpstream });
-  const providers = new ProviderRegistry(dependencies.defaultProviders, catalog, http);
+  const upstreamLog = logger.child({ component: 'upstream' });
+  const providers = new ProviderRegistry(dependencies.defaultProviders, catalog, http, {
+    attempts: config.upstreamAttempts,
+    clock,
+    // A failed attempt is never charged; it is logged, and counted in its channel's health.
+    onAttemptFailed: ({ channel, attempt, error, requestId }) =>
+      upstreamLog.warn({ requestId, channel, attempt, status: error.status, kind: error.kind }, `upstream attempt ${attempt} failed: ${error.message}`),
+  });
+  metrics.watchChannels(() => providers.channelStatuses());
   const keysRepository = new SqlKeysRepository(storage.db);
   const limiter = dependencies.limiter ?? new MemoryRateLimiter(clock);
   const keySpend = new KeySpendBook({ spentSince: (keyId, since) => keysRepository.spentSince(keyId, since), flush: () => book.flush() }, clock);
@@ -384,7 +392,7 @@ function registerRoutes(server: FastifyInstance, services: Services): void {
   registerAssistantRoutes(server, { assistants: services.assistants, assistantChat: services.assistantChat, models: services.catalog });
   registerKnowledgeRoutes(server, services.knowledge);
   registerChatbotRoutes(server, services.chatbot);
-  registerAdminRoutes(server, { accounts: services.accounts, keys: services.keys, catalog: services.catalog, botIntegrations: services.botIntegrations, deliveries: services.deliveries, vouchers: services.vouchers, payments: services.payments, audit: services.audit, directory: services.directory, orgs: services.orgs, passwordReset: services.passwordReset, clock });
+  registerAdminRoutes(server, { accounts: services.accounts, keys: services.keys, catalog: services.catalog, botIntegrations: services.botIntegrations, deliveries: services.deliveries, vouchers: services.vouchers, payments: services.payments, audit: services.audit, directory: services.directory, orgs: services.orgs, passwordReset: services.passwordReset, channelHealth: (id) => services.providers.channelHealth(id), clock });
   registerAdminUsageRoutes(server, services.usage);
   registerManagementRoutes(server, services);
   // The web app (DESIGN §11): its paths and assets only, after the API's routes.

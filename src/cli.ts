@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
 import { createServices, type Services } from './app.ts';
 import { loadConfig } from './config/config.ts';
@@ -24,6 +25,8 @@ import { deliveryView } from './http/routes/admin/deliveries.ts';
 import type { Role } from './features/accounts/accounts.ts';
 import { DELIVERY_STATES, type DeliveryState } from './features/tasks/task.ts';
 import type { ProviderRecord } from './features/catalog/catalog.ts';
+import { providerInput, providerPatchInput, providerRecord } from './features/catalog/provider-input.ts';
+import { parseOrThrow } from './dialects/validation.ts';
 
 const money = (text: string): Money => {
   const amount = parseAmount(text);
@@ -96,6 +99,16 @@ const role = (text: string): Role => {
 const providerType = (text: string): ProviderRecord['type'] => {
   if (text !== 'openai' && text !== 'anthropic') throw new InvalidArgumentError('openai or anthropic');
   return text;
+};
+
+/** `--channels`: JSON text, or `@path` to a JSON file (keeps vendor keys out of the shell history). */
+const channelsOption = (text: string): unknown => {
+  const source = text.startsWith('@') ? readFileSync(text.slice(1), 'utf8') : text;
+  try {
+    return JSON.parse(source) as unknown;
+  } catch {
+    throw new InvalidArgumentError('JSON: an array of channels');
+  }
 };
 
 const baseUrl = (text: string): string => {
@@ -379,7 +392,7 @@ bots
   .action((botId: string) => withServices(async (services) => print({ ...adminBotView(await services.botIntegrations.operatorDelete(ADMIN_ACTOR, botId)), deleted: true })));
 
 const providers = program.command('providers').description('upstream providers (their API keys are never shown)');
-providers.command('list').action(() => withServices(async (services) => print(listOf(services.catalog.listProviders().map(providerView), undefined))));
+providers.command('list').action(() => withServices(async (services) => print(listOf(services.catalog.listProviders().map((provider) => providerView(provider)), undefined))));
 providers
   .command('show <providerId>')
   .action((providerId: string) =>
@@ -391,27 +404,34 @@ providers
   );
 providers
   .command('put <providerId>')
-  .description('create or replace a provider')
+  .description('create or replace a provider: one channel (--base-url, --api-key) or several (--channels)')
   .requiredOption('--type <type>', 'openai or anthropic', providerType)
-  .requiredOption('--base-url <url>', 'the API base URL, e.g. https://api.openai.com/v1', baseUrl)
+  .option('--base-url <url>', 'the API base URL, e.g. https://api.openai.com/v1', baseUrl)
   .option('--api-key <key>', 'the API key (sealed at rest)')
-  .action((providerId: string, options: { type: ProviderRecord['type']; baseUrl: string; apiKey?: string }) =>
-    withServices(async (services) => print(providerView(await services.catalog.putProvider({ id: providerId, type: options.type, baseUrl: options.baseUrl, apiKey: options.apiKey ?? null }, ADMIN_ACTOR)))),
+  .option('--channels <json>', 'the channels as JSON, or @file: [{"id","baseUrl","apiKey","weight","priority","models"}]', channelsOption)
+  .action((providerId: string, options: { type: ProviderRecord['type']; baseUrl?: string; apiKey?: string; channels?: unknown }) =>
+    withServices(async (services) => {
+      if ((options.channels === undefined) === (options.baseUrl === undefined)) throw new InvalidArgumentError('give either --base-url (one channel) or --channels');
+      const body = options.channels !== undefined ? { type: options.type, channels: options.channels } : { type: options.type, baseUrl: options.baseUrl, apiKey: options.apiKey ?? null };
+      print(providerView(await services.catalog.putProvider(providerRecord(providerId, parseOrThrow(providerInput, body)), ADMIN_ACTOR)));
+    }),
   );
 providers
   .command('update <providerId>')
   .option('--type <type>', 'openai or anthropic', providerType)
-  .option('--base-url <url>', 'the API base URL', baseUrl)
-  .option('--api-key <key>', "the API key, or 'none' to remove it")
-  .action((providerId: string, options: { type?: ProviderRecord['type']; baseUrl?: string; apiKey?: string }) =>
+  .option('--base-url <url>', 'the API base URL (a one-channel provider)', baseUrl)
+  .option('--api-key <key>', "the API key, or 'none' to remove it (a one-channel provider)")
+  .option('--channels <json>', 'replace the channels: JSON, or @file', channelsOption)
+  .action((providerId: string, options: { type?: ProviderRecord['type']; baseUrl?: string; apiKey?: string; channels?: unknown }) =>
     withServices(async (services) => {
       const changes = {
         ...(options.type !== undefined ? { type: options.type } : {}),
         ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}),
         ...(options.apiKey !== undefined ? { apiKey: orNull(options.apiKey) ?? null } : {}),
+        ...(options.channels !== undefined ? { channels: options.channels } : {}),
       };
-      if (Object.keys(changes).length === 0) throw new InvalidArgumentError('give at least one of --type, --base-url and --api-key');
-      print(providerView(await services.catalog.patchProvider(providerId, changes, ADMIN_ACTOR)));
+      if (Object.keys(changes).length === 0) throw new InvalidArgumentError('give at least one of --type, --base-url, --api-key and --channels');
+      print(providerView(await services.catalog.patchProvider(providerId, parseOrThrow(providerPatchInput, changes), ADMIN_ACTOR)));
     }),
   );
 providers

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { pino, type Logger } from 'pino';
 import type { AppDependencies, Services } from './app.ts';
 import type { Config } from './config/config.ts';
-import type { ProviderRecord } from './features/catalog/catalog.ts';
+import { singleChannelProvider, type ProviderRecord } from './features/catalog/catalog.ts';
 import type { ModelInput } from './features/catalog/model.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
 import { settleAdminToken } from './features/secrets/admin-token.ts';
@@ -86,8 +86,8 @@ export async function openRuntime(config: Readonly<Config>, options: { clock?: C
     logger.warn({ simulator: simulator.url }, 'no vendor API key is set: serving every model from the built-in simulator');
   }
   const defaultProviders: ProviderRecord[] = [
-    { id: 'openai', type: 'openai', baseUrl: simulatorUrl ? `${simulatorUrl}/v1` : config.vendors.openai.baseUrl, apiKey: simulatorUrl ? 'simulator' : (config.vendors.openai.apiKey ?? null) },
-    { id: 'anthropic', type: 'anthropic', baseUrl: simulatorUrl ?? config.vendors.anthropic.baseUrl, apiKey: simulatorUrl ? 'simulator' : (config.vendors.anthropic.apiKey ?? null) },
+    singleChannelProvider('openai', 'openai', simulatorUrl ? `${simulatorUrl}/v1` : config.vendors.openai.baseUrl, simulatorUrl ? 'simulator' : (config.vendors.openai.apiKey ?? null)),
+    singleChannelProvider('anthropic', 'anthropic', simulatorUrl ?? config.vendors.anthropic.baseUrl, simulatorUrl ? 'simulator' : (config.vendors.anthropic.apiKey ?? null)),
   ];
 
   return {

@@ -245,14 +245,16 @@ describe('admin API (/admin/v1)', () => {
     try {
       const provider = await gw.admin<JsonRecord>('PUT', '/providers/second', { type: 'openai', baseUrl: `${second.url}/v1`, apiKey: 'second-secret' });
       assert.equal(provider.status, 200, JSON.stringify(provider.body));
-      assert.deepEqual(provider.body, { id: 'second', type: 'openai', baseUrl: `${second.url}/v1`, hasApiKey: true }, 'the api key is never returned');
+      const health = { state: 'healthy', requests: 0, errors: 0, errorRate: 0, latencyMs: { p50: null, p99: null }, coolingUntil: null };
+      const channel = { id: 'default', baseUrl: `${second.url}/v1`, hasApiKey: true, weight: 1, priority: 0, models: null };
+      assert.deepEqual(provider.body, { id: 'second', type: 'openai', baseUrl: `${second.url}/v1`, hasApiKey: true, channels: [{ ...channel, health }] }, 'the api key is never returned');
       const listed = await gw.admin<{ data: JsonRecord[] }>('GET', '/providers');
       assert.deepEqual(listed.body.data.find((entry) => entry.id === 'second'), provider.body);
       assert.ok(!JSON.stringify(listed.body).includes('second-secret'));
       assert.deepEqual((await gw.admin('GET', '/providers/second')).body, provider.body);
       assert.equal((await gw.admin('GET', '/providers/nope')).status, 404);
       const trail = await gw.app.services.audit.list({ targetId: 'second', limit: 5 });
-      assert.deepEqual(trail.entries.map((entry) => [entry.action, entry.actor.type, entry.after]), [['provider.put', 'admin', { type: 'openai', baseUrl: `${second.url}/v1`, hasApiKey: true }]]);
+      assert.deepEqual(trail.entries.map((entry) => [entry.action, entry.actor.type, entry.after]), [['provider.put', 'admin', { type: 'openai', channels: [channel] }]]);
       assert.ok(!JSON.stringify(trail).includes('second-secret'), 'the audit trail never holds the key');
       const model = await gw.admin('PUT', '/models/second-model', { kind: 'chat', provider: 'second', cost_context: '0.0010', cost_completion: '0.0020' });
       assert.equal(model.status, 200, JSON.stringify(model.body));

@@ -197,12 +197,15 @@ for (const database of ['sqlite', 'postgres'] as const) {
       const id = `spare-${randomUUID().slice(0, 6)}`;
       const put = await gw.admin('PUT', `/providers/${id}`, { type: 'openai', baseUrl: gw.simulator.url + '/v1', apiKey: 'sk-secret-provider-key' });
       assert.equal(put.status, 200, JSON.stringify(put.body));
-      const patched = await gw.admin<{ baseUrl: string; hasApiKey: boolean; type: string }>('PATCH', `/providers/${id}`, { baseUrl: 'https://vendor.example.com/v1' });
-      assert.deepEqual({ status: patched.status, ...patched.body }, { status: 200, id, type: 'openai', baseUrl: 'https://vendor.example.com/v1', hasApiKey: true });
+      const patched = await gw.admin<{ baseUrl: string; hasApiKey: boolean; type: string; channels: Array<Record<string, unknown>> }>('PATCH', `/providers/${id}`, { baseUrl: 'https://vendor.example.com/v1' });
+      const { channels, ...top } = patched.body;
+      assert.deepEqual({ status: patched.status, ...top }, { status: 200, id, type: 'openai', baseUrl: 'https://vendor.example.com/v1', hasApiKey: true });
+      assert.deepEqual(channels.map(({ health: _health, ...channel }) => channel), [{ id: 'default', baseUrl: 'https://vendor.example.com/v1', hasApiKey: true, weight: 1, priority: 0, models: null }]);
       assert.equal((await gw.admin<{ hasApiKey: boolean }>('PATCH', `/providers/${id}`, { apiKey: null })).body.hasApiKey, false);
       const [update] = await auditOf(id, 'provider.update');
-      assert.deepEqual(update?.before, { type: 'openai', baseUrl: 'https://vendor.example.com/v1', hasApiKey: true });
-      assert.deepEqual(update?.after, { type: 'openai', baseUrl: 'https://vendor.example.com/v1', hasApiKey: false });
+      const channel = { id: 'default', baseUrl: 'https://vendor.example.com/v1', weight: 1, priority: 0, models: null };
+      assert.deepEqual(update?.before, { type: 'openai', channels: [{ ...channel, hasApiKey: true }] });
+      assert.deepEqual(update?.after, { type: 'openai', channels: [{ ...channel, hasApiKey: false }] });
       expectShapeA(await gw.admin('PATCH', `/providers/${id}`, { baseUrl: 'not a url' }), 400, 'bad baseUrl');
       expectShapeA(await gw.admin('PATCH', `/providers/${id}`, { type: 'gemini' }), 400, 'bad type');
       expectShapeA(await gw.admin('PATCH', `/providers/${id}`, {}), 400, 'nothing to change');
@@ -222,7 +225,7 @@ for (const database of ['sqlite', 'postgres'] as const) {
       expectShapeA(await gw.admin('DELETE', `/providers/${id}`), 404, 'deleted twice');
       assert.ok(!(await gw.admin<Page<{ id: string }>>('GET', '/providers')).body.data.some((provider) => provider.id === id));
       const [entry] = await auditOf(id, 'provider.delete');
-      assert.deepEqual([entry?.actor.type, entry?.before, entry?.after], ['admin', { type: 'openai', baseUrl: 'https://vendor.example.com/v1', hasApiKey: false }, null]);
+      assert.deepEqual([entry?.actor.type, entry?.before, entry?.after], ['admin', { type: 'openai', channels: [{ ...channel, hasApiKey: false }] }, null]);
       assert.ok(!JSON.stringify(await auditOf(id, 'provider.put')).includes('sk-secret-provider-key'), 'the key never reaches the audit log');
     });
 

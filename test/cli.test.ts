@@ -236,7 +236,13 @@ test('bots, providers, org members, models and deliveries from the CLI; a bot de
     await cliFails(['bots', 'update', bot.id, '--webhook', 'ftp://chat.example.com/hook'], /webhookUrl: must be an http or https URL/);
     assert.equal((await cli('bots', 'delete', bot.id)).deleted, true);
 
-    assert.deepEqual(await cli('providers', 'update', 'spare', '--api-key', 'none'), { id: 'spare', type: 'openai', baseUrl: 'https://spare.example.com/v1', hasApiKey: false });
+    assert.deepEqual(await cli('providers', 'update', 'spare', '--api-key', 'none'), {
+      id: 'spare',
+      type: 'openai',
+      baseUrl: 'https://spare.example.com/v1',
+      hasApiKey: false,
+      channels: [{ id: 'default', baseUrl: 'https://spare.example.com/v1', hasApiKey: false, weight: 1, priority: 0, models: null }],
+    });
     await cliFails(['providers', 'delete', 'spare'], /still serves 1 model \(spare-model\)/);
     assert.equal((await cli('models', 'delete', 'spare-model')).deleted, true);
     assert.equal((await cli('providers', 'delete', 'spare')).deleted, true);

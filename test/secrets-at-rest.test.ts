@@ -111,7 +111,7 @@ describe('secrets at rest', () => {
       for (const sealed of [stored.bot, stored.task, stored.provider]) assert.match(sealed, new RegExp(`^v1\\.${box.keyId}\\.`));
       assert.equal(box.open(stored.bot), PLAIN.botToken);
       assert.equal(box.open(stored.task), PLAIN.webhookKey);
-      assert.equal(app.services.catalog.provider('vendor')?.apiKey, PLAIN.providerKey, 'the registry gets the provider key in clear');
+      assert.equal(app.services.catalog.provider('vendor')?.channels[0]?.apiKey, PLAIN.providerKey, 'the registry gets the provider key in clear');
       assert.equal(stored.settings.admin_token, undefined, 'the clear admin token is gone');
       assert.equal(stored.settings.admin_token_hash, sha256Hex('tga-old-admin-token-0000'));
       assert.equal(runtime.dependencies.firstAdminToken, undefined, 'no new token: the old one stays');

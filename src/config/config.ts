@@ -44,6 +44,7 @@ const environmentSchema = z.object({
   TOLLGATE_SECRET_KEY_PREVIOUS: z.string().optional(),
   TOLLGATE_BODY_LIMIT: z.coerce.number().int().positive().default(32 * 1024 * 1024),
   TOLLGATE_UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(600_000),
+  TOLLGATE_UPSTREAM_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3),
   TOLLGATE_LEDGER_FLUSH_MS: z.coerce.number().int().positive().default(50),
   TOLLGATE_REQUEST_LOG: z.enum(['on', 'off']).default('on'),
   TOLLGATE_REQUEST_LOG_FLUSH_MS: z.coerce.number().int().min(5).max(60_000).default(200),
@@ -99,6 +100,8 @@ export interface Config {
   secretKeyPrevious: string | undefined;
   bodyLimitBytes: number;
   upstreamTimeoutMs: number;
+  /** Attempts per vendor call across a provider's channels, the first included (DESIGN §12). */
+  upstreamAttempts: number;
   ledgerFlushMs: number;
   /** TOLLGATE_REQUEST_LOG=off stops writing the request log and its rollups (benchmark comparison). */
   requestLog: boolean;
@@ -191,6 +194,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Readon
     secretKeyPrevious: env.TOLLGATE_SECRET_KEY_PREVIOUS,
     bodyLimitBytes: env.TOLLGATE_BODY_LIMIT,
     upstreamTimeoutMs: env.TOLLGATE_UPSTREAM_TIMEOUT_MS,
+    upstreamAttempts: env.TOLLGATE_UPSTREAM_ATTEMPTS,
     ledgerFlushMs: env.TOLLGATE_LEDGER_FLUSH_MS,
     requestLog: env.TOLLGATE_REQUEST_LOG === 'on',
     requestLogFlushMs: env.TOLLGATE_REQUEST_LOG_FLUSH_MS,

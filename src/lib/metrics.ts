@@ -49,6 +49,72 @@ export class Metrics {
     });
   }
 
+  /**
+   * Upstream channels (DESIGN §12), read from their health when /metrics is scraped — nothing on the request path. Series
+   * carry `channel="<provider>/<channel id>"`; the state gauge is 1 for the channel's current state, 0 for the others.
+   */
+  watchChannels(
+    statuses: () => ReadonlyArray<{ provider: string; channel: string; health: { state: string; requests: number; errors: number; errorRate: number; latencyMs: { p50: number | null; p99: number | null } } }>,
+  ): void {
+    const label = (status: { provider: string; channel: string }): string => `${status.provider}/${status.channel}`;
+    new Counter({
+      name: 'tollgate_upstream_channel_requests_total',
+      help: 'Attempts sent through each upstream channel (this process)',
+      labelNames: ['channel'],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const status of statuses()) this.inc({ channel: label(status) }, status.health.requests);
+      },
+    });
+    new Counter({
+      name: 'tollgate_upstream_channel_errors_total',
+      help: 'Failed attempts (connection error, timeout, 429, 5xx) of each upstream channel (this process)',
+      labelNames: ['channel'],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const status of statuses()) this.inc({ channel: label(status) }, status.health.errors);
+      },
+    });
+    new Gauge({
+      name: 'tollgate_upstream_channel_error_rate',
+      help: 'Failed share of the last 256 attempts of each upstream channel',
+      labelNames: ['channel'],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const status of statuses()) this.set({ channel: label(status) }, status.health.errorRate);
+      },
+    });
+    new Gauge({
+      name: 'tollgate_upstream_channel_latency_ms',
+      help: 'Time to the response head over the last 256 answered attempts of each upstream channel',
+      labelNames: ['channel', 'quantile'],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const status of statuses()) {
+          const { p50, p99 } = status.health.latencyMs;
+          if (p50 !== null) this.set({ channel: label(status), quantile: '0.5' }, p50);
+          if (p99 !== null) this.set({ channel: label(status), quantile: '0.99' }, p99);
+        }
+      },
+    });
+    new Gauge({
+      name: 'tollgate_upstream_channel_state',
+      help: 'State of each upstream channel: 1 for its current state (healthy, cooling, probing)',
+      labelNames: ['channel', 'state'],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const status of statuses()) {
+          for (const state of ['healthy', 'cooling', 'probing']) this.set({ channel: label(status), state }, status.health.state === state ? 1 : 0);
+        }
+      },
+    });
+  }
+
   /** Records a vendor call's time to its response head; labelled children are cached (the call is on the hot path). */
   readonly observeUpstream = (provider: string, operation: string, seconds: number): void => {
     const key = `${provider} ${operation}`;

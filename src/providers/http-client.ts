@@ -72,7 +72,7 @@ export class HttpClient {
       // The error body is a courtesy; the status says enough.
     }
     const contentType = String(response.headers['content-type'] ?? 'application/json');
-    throw new UpstreamError(response.statusCode, text, contentType, `upstream answered ${response.statusCode}`);
+    throw new UpstreamError(response.statusCode, text, contentType, `upstream answered ${response.statusCode}`, 'http', retryAfterMs(response.headers['retry-after']));
   }
 
   /** Reads a 2xx body as JSON, mapping a broken or invalid body to UpstreamError. */
@@ -87,6 +87,15 @@ export class HttpClient {
   close(): Promise<void> {
     return this.agent.close();
   }
+}
+
+/** `retry-after` as seconds or an HTTP date (RFC 9110 §10.2.3), in ms from now; undefined when absent or unreadable. */
+export function retryAfterMs(header: string | string[] | undefined, now = Date.now()): number | undefined {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (value === undefined || value.trim() === '') return undefined;
+  if (/^\s*\d+(\.\d+)?\s*$/.test(value)) return Math.round(Number(value) * 1000);
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
 /** `https://host/v1/videos/video_6f2/content?x` → `videos/:id/content`: ids would make a label per call. */

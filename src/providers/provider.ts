@@ -1,3 +1,4 @@
+import type { UpstreamRoute } from './channels/upstream-route.ts';
 import type {
   ChatRequest,
   ChatResponse,
@@ -12,6 +13,8 @@ export interface CallOptions {
   /** Aborts the upstream call (client went away, shutdown). */
   signal?: AbortSignal;
   requestId: string;
+  /** The request's way through the provider's channels (which model; where it went, how many attempts). */
+  route: UpstreamRoute;
 }
 
 /**

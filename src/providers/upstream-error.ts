@@ -9,9 +9,19 @@ export class UpstreamError extends Error {
     readonly contentType: string,
     message: string,
     readonly kind: 'http' | 'timeout' | 'network' = 'http',
+    /** The vendor's `retry-after` (429, 503), or for a 429 the gateway makes: when a channel may be tried again. */
+    readonly retryAfterMs?: number,
   ) {
     super(message);
     this.name = 'UpstreamError';
+  }
+
+  /**
+   * Whether another channel should be tried (DESIGN §12): a connection error, a timeout before the first byte, 429 or
+   * 5xx. Any other answer is the vendor's verdict on the request itself and goes to the client.
+   */
+  get failsOver(): boolean {
+    return this.kind !== 'http' || this.status === 429 || this.status >= 500;
   }
 
   /** 408, 409, 429 and 5xx can succeed when tried again; network failures too. */
@@ -43,7 +53,7 @@ export function toGatewayError(error: UpstreamError, passthrough: boolean): Gate
   if (error.status === 401 || error.status === 403) {
     return new GatewayError('upstream_error', 'The upstream model provider refused the gateway credentials.', { cause: error });
   }
-  if (error.status === 429) return new GatewayError('rate_limited', message, { cause: error });
+  if (error.status === 429) return new GatewayError('rate_limited', message, { cause: error, ...(error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}) });
   if (error.status >= 400 && error.status < 500) {
     return new GatewayError(error.status === 404 ? 'model_not_found' : 'invalid_request', message, {
       cause: error,

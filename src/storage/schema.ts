@@ -157,6 +157,18 @@ export interface ProvidersTable {
   updated_at: number;
 }
 
+/** A provider's channels (migration 0024): `api_key` sealed under the master key, `models` a JSON array or null (all). */
+export interface ProviderChannelsTable {
+  provider_id: string;
+  id: string;
+  position: number;
+  base_url: string;
+  api_key: string | null;
+  weight: number;
+  priority: number;
+  models: string | null;
+}
+
 export interface ModelsTable {
   id: string;
   /** The whole model record (catalog/model.ts) as JSON. */
@@ -444,6 +456,8 @@ export interface ResponsesTable {
   key_id: string;
   model: string;
   provider: string;
+  /** The provider channel that made it (migration 0024). */
+  channel: string | null;
   /** 1 when the gateway translated the call (Claude): it renders GET itself; 0 when the vendor keeps the response. */
   translated: number;
   created_at: number;
@@ -528,6 +542,7 @@ export interface Database {
   usage_daily: UsageDailyTable;
   usage_adjustments: UsageAdjustmentsTable;
   providers: ProvidersTable;
+  provider_channels: ProviderChannelsTable;
   models: ModelsTable;
   settings: SettingsTable;
   mail_outbox: MailOutboxTable;

@@ -289,9 +289,35 @@ describe("the operator's pages, in Chromium", () => {
     await page.reload();
     const backup = table.getByRole('row', { name: /^openai-backup\b/ });
     await backup.waitFor();
-    assert.deepEqual(await cellsOf(backup), ['openai-backup', 'openai', 'https://backup.example.com/v1', 'set']);
-    assert.deepEqual(await cellsOf(table.getByRole('row', { name: /^claude-proxy\b/ })), ['claude-proxy', 'anthropic', 'https://claude-proxy.example.com', 'not set']);
+    assert.deepEqual(await cellsOf(backup), ['openai-backup', 'openai', 'https://backup.example.com/v1', '1', 'set']);
+    assert.deepEqual(await cellsOf(table.getByRole('row', { name: /^claude-proxy\b/ })), ['claude-proxy', 'anthropic', 'https://claude-proxy.example.com', '1', 'not set']);
     await page.getByRole('region', { name: 'Channels of openai-backup' }).waitFor();
+    const backupChannels = page.getByRole('table', { name: 'openai-backup channels and their health' });
+    assert.deepEqual(await cellsOf(backupChannels.getByRole('row', { name: /^default\b/ })), ['default', 'https://backup.example.com/v1', 'set', '1', '0', 'all', 'healthy', '0', '0', '0.0 %', '—', '—']);
+
+    // Several channels (issue 15): each with its weight, priority, models and the health its traffic gives it.
+    const pooled = { type: 'openai', channels: [
+      { id: 'east', baseUrl: `${gw.simulator.url}/v1`, apiKey: 'sk-east-0123456789', weight: 3, priority: 1 },
+      { id: 'west', baseUrl: `${gw.simulator.url}/v1`, weight: 1, models: ['pooled-model'] },
+    ] };
+    assert.equal((await gw.admin('PUT', '/providers/pooled', pooled)).status, 200);
+    assert.equal((await gw.admin('PUT', '/models/pooled-model', { kind: 'chat', provider: 'pooled', upstreamModel: 'gpt-4o-mini' })).status, 200);
+    const { key } = await gw.fundedKey();
+    const reply = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'pooled-model', messages: [{ role: 'user', content: 'through a channel' }] }),
+    });
+    assert.equal(reply.status, 200, await reply.text());
+    await page.reload();
+    const channels = page.getByRole('table', { name: 'pooled channels and their health' });
+    const east = channels.getByRole('row', { name: /^east\b/ });
+    await east.waitFor();
+    const eastCells = await cellsOf(east);
+    assert.deepEqual(eastCells.slice(0, 9), ['east', `${gw.simulator.url}/v1`, 'set', '3', '1', 'all', 'healthy', '1', '0']);
+    assert.match(eastCells[10]!, /^\d+(\.\d)? ms$/, 'latency p50 of the one request');
+    assert.deepEqual((await cellsOf(channels.getByRole('row', { name: /^west\b/ }))).slice(0, 8), ['west', `${gw.simulator.url}/v1`, 'not set', '1', '0', 'pooled-model', 'healthy', '0']);
+    assert.ok(!(await page.content()).includes('sk-east-0123456789'), 'no channel key on the page');
     assert.ok(!(await page.content()).includes(secret), 'the API key is nowhere on the page');
   });
 

@@ -5,6 +5,7 @@ import { pino } from 'pino';
 import { RedisRateLimiter } from '../../src/storage/rate-limiter.ts';
 import { buildApp, type App } from '../../src/app.ts';
 import { testConfig, type Config } from '../../src/config/config.ts';
+import { singleChannelProvider } from '../../src/features/catalog/catalog.ts';
 import { ManualClock } from '../../src/lib/clock.ts';
 import { sha256Hex } from '../../src/lib/hashing.ts';
 import { SecretBox } from '../../src/lib/secret-box.ts';
@@ -102,10 +103,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     adminTokenHash: sha256Hex(adminToken),
     secrets: options.secrets ?? new SecretBox(TEST_MASTER_KEY),
     hashSecret: 'test-hash-secret',
-    defaultProviders: [
-      { id: 'openai', type: 'openai', baseUrl: `${simulator.url}/v1`, apiKey: 'sim-openai' },
-      { id: 'anthropic', type: 'anthropic', baseUrl: simulator.url, apiKey: 'sim-anthropic' },
-    ],
+    defaultProviders: [singleChannelProvider('openai', 'openai', `${simulator.url}/v1`, 'sim-openai'), singleChannelProvider('anthropic', 'anthropic', simulator.url, 'sim-anthropic')],
   });
   if (await app.services.catalog.isEmpty()) await app.services.catalog.importModels(readCatalogFile(DEFAULT_CATALOG));
   await app.server.listen({ host: '127.0.0.1', port: 0 });

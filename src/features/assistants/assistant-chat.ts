@@ -114,7 +114,7 @@ export class AssistantChatService {
 
   private async roundOnce(turn: ChatTurn): Promise<RoundResult> {
     const request = this.request(turn, false);
-    const response = await turn.call.provider.chatCompletion(request, { requestId: turn.caller.requestId, signal: turn.abort.signal });
+    const response = await turn.call.provider.chatCompletion(request, { requestId: turn.caller.requestId, route: turn.call.route, signal: turn.abort.signal });
     const message = response.choices[0]?.message;
     const content = typeof message?.content === 'string' ? message.content : '';
     this.chargeRound(turn, response.usage, request, content);
@@ -127,7 +127,7 @@ export class AssistantChatService {
 
   private async roundStreamed(turn: ChatTurn, onDelta: (text: string) => void): Promise<RoundResult> {
     const request = this.request(turn, true);
-    const stream = await turn.call.provider.chatCompletionStream(request, { requestId: turn.caller.requestId, signal: turn.abort.signal });
+    const stream = await turn.call.provider.chatCompletionStream(request, { requestId: turn.caller.requestId, route: turn.call.route, signal: turn.abort.signal });
     let content = '';
     let usage: ChatUsage | undefined;
     const calls = new Map<number, ToolCall>();

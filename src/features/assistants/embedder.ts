@@ -1,3 +1,4 @@
+import { UpstreamRoute } from '../../providers/channels/upstream-route.ts';
 import type { JsonObject } from '../../core/chat-types.ts';
 import { emptyUsage, priceUsage, type Cost, type TokenUsage } from '../billing/pricing.ts';
 import type { CatalogService } from '../catalog/catalog-service.ts';
@@ -32,7 +33,7 @@ export class Embedder {
   async embed(texts: readonly string[], requestId: string, signal?: AbortSignal): Promise<Embeddings | undefined> {
     const model = this.model();
     if (!model || texts.length === 0) return undefined;
-    const response = await this.providers.get(model.provider).embeddings({ model: model.upstreamModel, input: [...texts] }, { requestId, ...(signal ? { signal } : {}) });
+    const response = await this.providers.get(model.provider).embeddings({ model: model.upstreamModel, input: [...texts] }, { requestId, route: new UpstreamRoute(model.id), ...(signal ? { signal } : {}) });
     const vectors = (response.data as JsonObject[])
       .slice()
       .sort((a, b) => Number(a.index ?? 0) - Number(b.index ?? 0))

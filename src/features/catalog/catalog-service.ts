@@ -4,6 +4,7 @@ import type { ChangeBus } from '../../lib/change-bus.ts';
 import type { Actor } from '../audit/audit.ts';
 import { ADMIN_ACTOR, type AuditService } from '../audit/audit-service.ts';
 import { OPERATOR_FIELDS, type CatalogRepository, type OperatorField, type ProviderRecord } from './catalog.ts';
+import { channelRecord, type ProviderPatch } from './provider-input.ts';
 import { completeModel, modelSchema, type Model, type ModelInput, type ModelRecord } from './model.ts';
 
 /**
@@ -79,6 +80,7 @@ export class CatalogService {
     this.checkRedirect(id, input.deprecation_redirect_to);
     const before = this.models.get(id);
     const record = modelSchema.parse({ ...input, id });
+    this.checkFallbacks(record);
     record.created ??= before?.created ?? Math.floor(this.clock.now() / 1000);
     await this.save(record, input);
     await this.audit?.record(actor, 'model.put', { type: 'model', id }, { before: before ?? null, after: record });
@@ -93,6 +95,7 @@ export class CatalogService {
     const { upstreamModel, family, title, created, owned_by, retiresAt: _retiresAt, ...rest } = current;
     const base: ModelInput = { ...rest, upstreamModel, family, title, created, owned_by };
     const record = modelSchema.parse({ ...base, ...changes, id });
+    this.checkFallbacks(record);
     await this.save(record, changes);
     // Prices and retirement (deprecated_at, deprecation_redirect_to) are what operators change here: the trail says who and when.
     await this.audit?.record(actor, 'model.update', { type: 'model', id }, { before: pick(current, Object.keys(changes)), after: pick(record, Object.keys(changes)) });
@@ -130,11 +133,23 @@ export class CatalogService {
     return this.saveProvider(provider, 'provider.put', actor);
   }
 
-  /** Changes some fields of a stored provider (admin PATCH); `apiKey: null` removes the key, an absent one keeps it. */
-  async patchProvider(id: string, changes: Partial<Omit<ProviderRecord, 'id'>>, actor: Actor = ADMIN_ACTOR): Promise<ProviderRecord> {
+  /**
+   * Changes some fields of a stored provider (admin PATCH, CLI). `channels` replaces the channel list; `baseUrl` and
+   * `apiKey` change the one channel of a one-channel provider (`apiKey: null` removes the key, an absent one keeps it).
+   */
+  async patchProvider(id: string, changes: ProviderPatch, actor: Actor = ADMIN_ACTOR): Promise<ProviderRecord> {
     const current = this.providers.get(id);
     if (!current) throw providerNotFound(id);
-    return this.saveProvider({ ...current, ...changes, id }, 'provider.update', actor);
+    let channels = changes.channels ? changes.channels.map(channelRecord) : current.channels;
+    if (changes.baseUrl !== undefined || changes.apiKey !== undefined) {
+      const [only] = current.channels;
+      if (current.channels.length !== 1 || !only) {
+        const param = changes.baseUrl !== undefined ? 'baseUrl' : 'apiKey';
+        throw new GatewayError('invalid_request', `${param}: provider '${id}' has ${current.channels.length} channels; change them with channels`, { param });
+      }
+      channels = [{ ...only, ...(changes.baseUrl !== undefined ? { baseUrl: changes.baseUrl } : {}), ...(changes.apiKey !== undefined ? { apiKey: changes.apiKey } : {}) }];
+    }
+    return this.saveProvider({ id, type: changes.type ?? current.type, channels }, 'provider.update', actor);
   }
 
   /**
@@ -193,6 +208,19 @@ export class CatalogService {
     }
   }
 
+  /** Fallbacks name other models of the same kind, each once. */
+  private checkFallbacks(record: ModelRecord): void {
+    const fallbacks = record.fallbacks ?? [];
+    fallbacks.forEach((target, index) => {
+      const param = `fallbacks[${index}]`;
+      if (target === record.id) throw new GatewayError('invalid_request', `${param}: must name another model`, { param });
+      if (fallbacks.indexOf(target) !== index) throw new GatewayError('invalid_request', `${param}: '${target}' is listed twice`, { param });
+      const model = this.models.get(target);
+      if (!model) throw new GatewayError('invalid_request', `${param}: model '${target}' does not exist`, { param });
+      if (model.kind !== record.kind) throw new GatewayError('invalid_request', `${param}: '${target}' serves ${model.kind}, not ${record.kind}`, { param });
+    });
+  }
+
   /** Stores an operator's edit; the operator fields it sent join the ones set before. */
   private async save(record: ModelRecord, sent: Partial<ModelInput>): Promise<void> {
     const before = (await this.repository.operatorFields()).get(record.id) ?? [];
@@ -205,8 +233,11 @@ export class CatalogService {
 
 const providerNotFound = (id: string): GatewayError => new GatewayError('not_found', `The provider '${id}' does not exist.`);
 
-/** A provider in the audit log: never the API key, only whether one is set. */
-const providerAuditView = (record: ProviderRecord) => ({ type: record.type, baseUrl: record.baseUrl, hasApiKey: record.apiKey !== null });
+/** A provider in the audit log: never an API key, only whether one is set. */
+const providerAuditView = (record: ProviderRecord) => ({
+  type: record.type,
+  channels: record.channels.map(({ apiKey, ...channel }) => ({ ...channel, hasApiKey: apiKey !== null })),
+});
 
 /** The named fields of a record, for an audit entry's before and after. */
 function pick(record: object, fields: readonly string[]): Record<string, unknown> {

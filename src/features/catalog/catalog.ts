@@ -1,10 +1,34 @@
 import type { ModelRecord } from './model.ts';
 
+/**
+ * One way to reach a provider: a base URL and a vendor key (DESIGN §12 "Channels"). The highest-priority healthy channels
+ * share traffic by weight; weight 0 takes none (failover included). `models` lists the gateway's model ids it serves
+ * (null: all). The key is sealed at rest and never shown.
+ */
+export interface ChannelRecord {
+  id: string;
+  baseUrl: string;
+  apiKey: string | null;
+  /** ≥ 0; default 1. */
+  weight: number;
+  /** Larger preferred; default 0. */
+  priority: number;
+  models: string[] | null;
+}
+
+/** A provider: its wire format and one or more channels (the one-channel form is a provider with channel `default`). */
 export interface ProviderRecord {
   id: string;
   type: 'openai' | 'anthropic';
-  baseUrl: string;
-  apiKey: string | null;
+  channels: ChannelRecord[];
+}
+
+/** The id of the channel the one-channel form `{baseUrl, apiKey}` makes. */
+export const DEFAULT_CHANNEL_ID = 'default';
+
+/** A provider of the one-channel form: `{baseUrl, apiKey}` as one channel `default` of weight 1, priority 0, all models. */
+export function singleChannelProvider(id: string, type: ProviderRecord['type'], baseUrl: string, apiKey: string | null): ProviderRecord {
+  return { id, type, channels: [{ id: DEFAULT_CHANNEL_ID, baseUrl, apiKey, weight: 1, priority: 0, models: null }] };
 }
 
 /**
@@ -21,6 +45,7 @@ export const OPERATOR_FIELDS = [
   'deprecation_redirect_to',
   'provider',
   'upstreamModel',
+  'fallbacks',
 ] as const satisfies ReadonlyArray<keyof ModelRecord>;
 export type OperatorField = (typeof OPERATOR_FIELDS)[number];
 

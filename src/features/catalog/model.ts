@@ -42,6 +42,8 @@ const modelShape = {
   tier: z.enum(['small', 'standard']),
   mediaType: z.enum(['image', 'speech', 'video']).optional(),
   owned_by: z.string().optional(),
+  /** Models that serve instead, in order, when every channel of this one fails (billed at the model that served). */
+  fallbacks: z.array(z.string().min(1).max(200)).max(5).optional(),
 };
 
 /**

@@ -3,6 +3,7 @@ import { estimateTokens, textOf } from '../../lib/token-estimate.ts';
 import type { ChatStream } from '../../providers/provider.ts';
 import { priceUsage } from '../billing/pricing.ts';
 import { ChatCompletionsRelay } from './chat-completions-relay.ts';
+import { withModelFallbacks } from './fallbacks.ts';
 import { chargeCall, prepareModelCall, type Caller, type ModelCall, type ModelCallDependencies } from './model-call.ts';
 import { withCosts, type PricedUsage } from './priced-usage.ts';
 import { relayStream } from './stream-relay.ts';
@@ -22,9 +23,10 @@ export class ChatCompletionsService {
   }
 
   async complete(call: ModelCall, request: ChatRequest, signal?: AbortSignal): Promise<ChatResponse & { usage?: PricedUsage }> {
+    const response = await withModelFallbacks(this.dependencies, call, () =>
+      call.provider.chatCompletion({ ...request, model: call.resolution.served.upstreamModel }, { requestId: call.caller.requestId, route: call.route, ...(signal ? { signal } : {}) }),
+    );
     const { resolution } = call;
-    const upstream = { ...request, model: resolution.served.upstreamModel };
-    const response = await call.provider.chatCompletion(upstream, { requestId: call.caller.requestId, ...(signal ? { signal } : {}) });
     const usage: ChatUsage = response.usage ?? estimateUsage(request, completionText(response));
     const tokens = tokenUsageFromChat(usage);
     const cost = priceUsage(resolution.billed, tokens);
@@ -37,15 +39,20 @@ export class ChatCompletionsService {
     return body;
   }
 
-  /** Opens the upstream stream; resolves once the vendor has accepted the call (errors before that are plain HTTP errors). */
+  /**
+   * Opens the upstream stream; resolves once the vendor has accepted the call (errors before that are plain HTTP errors).
+   * Until then it may fail over to other channels and fallback models (the call is rebound to the one that served).
+   */
   async openStream(call: ModelCall, request: ChatRequest, signal: AbortSignal): Promise<ChatStream> {
-    const upstream: ChatRequest = {
-      ...request,
-      model: call.resolution.served.upstreamModel,
-      // Usage is always asked for, so the charge follows the vendor's count; the client sees it only if it asked.
-      stream_options: { ...(request.stream_options ?? {}), include_usage: true },
-    };
-    return call.provider.chatCompletionStream(upstream, { requestId: call.caller.requestId, signal });
+    return withModelFallbacks(this.dependencies, call, () => {
+      const upstream: ChatRequest = {
+        ...request,
+        model: call.resolution.served.upstreamModel,
+        // Usage is always asked for, so the charge follows the vendor's count; the client sees it only if it asked.
+        stream_options: { ...(request.stream_options ?? {}), include_usage: true },
+      };
+      return call.provider.chatCompletionStream(upstream, { requestId: call.caller.requestId, route: call.route, signal });
+    });
   }
 
   /** Relays an upstream stream to the client as SSE frames (rules: ChatCompletionsRelay); the charge is booked once at its end. */

@@ -13,6 +13,7 @@ import type { UpstreamResponse } from '../../providers/http-client.ts';
 import type { AccountsService } from '../accounts/accounts-service.ts';
 import { priceUsage, type Cost } from '../billing/pricing.ts';
 import { modelNotFound } from '../catalog/retirement.ts';
+import { withFallbacks } from './fallbacks.ts';
 import { authoriseModelCall, chargeCall, type AuthorisedCall, type Caller, type ModelCallDependencies } from './model-call.ts';
 import { tokenUsageFromAnthropic } from './usage.ts';
 
@@ -80,13 +81,24 @@ export class MessagesService {
     };
   }
 
+  /** Sends to the served model's channels; a create falls back to the model's Anthropic-family fallbacks when they all fail. */
   private send(prepared: PreparedMessages, path: '/v1/messages' | '/v1/messages/count_tokens', signal: AbortSignal | undefined, stream: boolean): Promise<UpstreamResponse> {
-    return prepared.client.send(
-      path,
-      prepared.body,
-      { requestId: prepared.call.caller.requestId, version: prepared.version, betas: prepared.betas, ...(signal ? { signal } : {}) },
-      stream,
-    );
+    const once = (): Promise<UpstreamResponse> =>
+      prepared.client.send(
+        path,
+        prepared.body,
+        { requestId: prepared.call.caller.requestId, version: prepared.version, betas: prepared.betas, route: prepared.call.route, ...(signal ? { signal } : {}) },
+        stream,
+      );
+    if (path !== '/v1/messages') return once();
+    return withFallbacks(this.dependencies, prepared.call, once, {
+      accepts: (model) => model.family === ANTHROPIC_FAMILY,
+      rebind: (model) => {
+        prepared.client = this.dependencies.providers.passthrough(model.provider);
+        prepared.upstream = { ...prepared.upstream, model: model.upstreamModel };
+        prepared.body = JSON.stringify(prepared.upstream);
+      },
+    });
   }
 
   /** Non-stream create. The vendor's bytes are returned unchanged unless retirement rewrites `model` and adds `warnings`. */

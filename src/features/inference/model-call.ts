@@ -1,6 +1,7 @@
 import { GatewayError } from '../../core/errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Metrics } from '../../lib/metrics.ts';
+import { UpstreamRoute } from '../../providers/channels/upstream-route.ts';
 import type { Provider } from '../../providers/provider.ts';
 import type { ProviderRegistry } from '../../providers/registry.ts';
 import type { AccountRef } from '../accounts/accounts.ts';
@@ -23,10 +24,13 @@ export interface Caller {
 
 export interface ModelCall {
   caller: Caller;
+  /** What serves and what is billed; a fallback (fallbacks.ts) rebinds it to the model that served. */
   resolution: Resolution;
   /** The canonical-format adapter of the serving model's provider. */
   provider: Provider;
   payer: AccountRef;
+  /** The request's way through the channels: handed to every vendor call, read by the request log. */
+  route: UpstreamRoute;
 }
 
 /** A call authorised and priced but not bound to an adapter (the pass-through endpoint sends its own bytes). */
@@ -82,7 +86,16 @@ export async function authoriseModelCall(
   if (input.checkBalance !== false && !(await dependencies.book.isPositive(payer))) {
     throw new GatewayError('insufficient_balance', payer.type === 'org' ? 'Organization balance is too low to use API' : 'Balance is too low to use API');
   }
-  return { caller, resolution, payer };
+  return { caller, resolution, payer, route: routeOf(caller, resolution.served.id) };
+}
+
+/** The request's route (one per request: an assistant's turns add up their attempts), now serving `model`. */
+function routeOf(caller: Caller, model: string): UpstreamRoute {
+  const trace = caller.trace;
+  if (!trace) return new UpstreamRoute(model);
+  const route = (trace.route ??= new UpstreamRoute(model));
+  route.model = model;
+  return route;
 }
 
 /** Books the charge of a finished call (no ledger entry for a zero amount) and counts its tokens. */

@@ -28,7 +28,7 @@ export class ModerationsService {
   async create(caller: Caller, input: string, useWalletBalance: boolean): Promise<{ body: JsonObject; headers: Record<string, string> }> {
     const call = await prepareModelCall(this.dependencies, caller, { model: MODERATION_MODEL, endpoint: 'moderations', kinds: ['moderation'], useWalletBalance });
     const { resolution } = call;
-    const response = await call.provider.moderations({ model: resolution.served.upstreamModel, input }, { requestId: caller.requestId });
+    const response = await call.provider.moderations({ model: resolution.served.upstreamModel, input }, { requestId: caller.requestId, route: call.route });
     const promptTokens = estimateTokens(textOf(input));
     const tokens = { ...emptyUsage(), inputTokens: promptTokens };
     const cost = priceUsage(resolution.billed, tokens);

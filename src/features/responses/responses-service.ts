@@ -1,4 +1,5 @@
 import type { ChatRequest, ChatResponse, ChatUsage, JsonObject, ThinkingBlock } from '../../core/chat-types.ts';
+import { UpstreamRoute } from '../../providers/channels/upstream-route.ts';
 import { GatewayError, invalidParam } from '../../core/errors.ts';
 import type { ResponsesRequest } from '../../dialects/openai/responses-request.ts';
 import { outputItemsFromChat, incompleteReason, renderResponse, responseUsage, type ResponseContext } from '../../dialects/openai/responses-render.ts';
@@ -54,6 +55,8 @@ export interface PassthroughCall {
   request: ResponsesRequest;
   client: OpenAiResponses;
   body: string;
+  /** The channel a follow-up (`previous_response_id`) must use; null: any. */
+  channel: string | null;
 }
 
 const notFound = (id: string, param: string | null): GatewayError =>
@@ -82,7 +85,8 @@ export class ResponsesService {
     if (call.provider.type === 'openai') {
       if (previous?.translated) throw invalidParam('previous_response_id', `was made by a model this one cannot continue ('${previous.model}'); use a model of the same vendor`);
       const body = JSON.stringify({ ...request, model: served.upstreamModel });
-      return { mode: 'passthrough', call, request, client: this.dependencies.providers.responses(served.provider), body };
+      // The stored response lives in the vendor account of the channel that made it: the follow-up goes there.
+      return { mode: 'passthrough', call, request, client: this.dependencies.providers.responses(served.provider), body, channel: previous?.channel ?? null };
     }
     if (previous && !previous.translated) throw invalidParam('previous_response_id', `was made by a model this one cannot continue ('${previous.model}'); use a model of the same vendor`);
     const history = previous ? await this.history(previous) : [];
@@ -102,7 +106,7 @@ export class ResponsesService {
   /** A non-stream translated call: the Response object, charged and stored. */
   async completeTranslated(prepared: TranslatedCall): Promise<JsonObject> {
     const { call, chat } = prepared;
-    const response = await call.provider.chatCompletion({ ...chat, stream: false }, { requestId: call.caller.requestId });
+    const response = await call.provider.chatCompletion({ ...chat, stream: false }, { requestId: call.caller.requestId, route: call.route });
     const choice = response.choices[0];
     const usage: ChatUsage = response.usage ?? estimateUsage(chat, completionText(response));
     this.charge(call, tokenUsageFromChat(usage));
@@ -122,7 +126,7 @@ export class ResponsesService {
   /** Opens the Claude stream (usage always asked for, so the charge follows the vendor's count). */
   openTranslatedStream(prepared: TranslatedCall, signal: AbortSignal): Promise<ChatStream> {
     const { call, chat } = prepared;
-    return call.provider.chatCompletionStream({ ...chat, stream: true, stream_options: { include_usage: true } }, { requestId: call.caller.requestId, signal });
+    return call.provider.chatCompletionStream({ ...chat, stream: true, stream_options: { include_usage: true } }, { requestId: call.caller.requestId, route: call.route, signal });
   }
 
   /** Relays a translated stream as Responses events (rules: responses-stream.ts); charged once, stored at its end. */
@@ -137,7 +141,7 @@ export class ResponsesService {
 
   /** Sends a pass-through request; the caller reads (non-stream) or relays (stream) the body. */
   sendPassthrough(prepared: PassthroughCall, stream: boolean, signal?: AbortSignal): Promise<UpstreamResponse> {
-    return prepared.client.create(prepared.body, { requestId: prepared.call.caller.requestId, stream, signal });
+    return prepared.client.create(prepared.body, { requestId: prepared.call.caller.requestId, stream, signal, route: prepared.call.route, channel: prepared.channel });
   }
 
   /** A non-stream pass-through answer: charged from its usage, its id recorded; the vendor's bytes unless retirement rewrites. */
@@ -172,6 +176,7 @@ export class ResponsesService {
       keyId: prepared.call.caller.key.id,
       model: prepared.request.model,
       provider: prepared.call.resolution.served.provider,
+      channel: prepared.call.route.channel,
       translated: true,
       createdAt: this.dependencies.clock.now(),
       previousResponseId: prepared.request.previous_response_id ?? null,
@@ -187,6 +192,7 @@ export class ResponsesService {
       keyId: prepared.call.caller.key.id,
       model: prepared.request.model,
       provider: prepared.call.resolution.served.provider,
+      channel: prepared.call.route.channel,
       translated: false,
       createdAt: this.dependencies.clock.now(),
       previousResponseId: prepared.request.previous_response_id ?? null,
@@ -202,7 +208,9 @@ export class ResponsesService {
       if (!stored.body) throw notFound(id, null);
       return { body: JSON.stringify(stored.body), contentType: 'application/json' };
     }
-    const response = await this.dependencies.providers.responses(stored.provider).retrieve(id, query, { requestId: caller.requestId });
+    const model = this.dependencies.catalog.get(stored.model);
+    const route = new UpstreamRoute(model?.id ?? stored.model);
+    const response = await this.dependencies.providers.responses(stored.provider).retrieve(id, query, { requestId: caller.requestId, route, channel: stored.channel });
     return { body: await response.body.text(), contentType: String(response.headers['content-type'] ?? 'application/json') };
   }
 

@@ -15,6 +15,8 @@ export interface StoredResponse {
   /** The model the client asked for. */
   model: string;
   provider: string;
+  /** The channel that made it (its vendor account holds a passed-through response); null before channels or when unknown. */
+  channel: string | null;
   translated: boolean;
   /** Unix milliseconds. */
   createdAt: number;

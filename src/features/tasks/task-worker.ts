@@ -4,6 +4,7 @@ import type { Clock } from '../../lib/clock.ts';
 import { newId, randomBase62 } from '../../lib/ids.ts';
 import type { MediaFile } from '../../providers/openai/openai-media.ts';
 import type { ProviderRegistry } from '../../providers/registry.ts';
+import { UpstreamRoute } from '../../providers/channels/upstream-route.ts';
 import { UpstreamError, vendorMessage } from '../../providers/upstream-error.ts';
 import type { BalanceBook } from '../billing/balance-book.ts';
 import type { LedgerEntry } from '../billing/ledger.ts';
@@ -53,7 +54,8 @@ export class TaskWorker {
     let step: GenerationStep;
     try {
       const media = this.dependencies.providers.media(model.provider);
-      step = task.kind === 'transcription' ? await transcribeTask(media, repository, task, model, job.id) : await generateMedia(media, task, model, job.id);
+      const call = { requestId: job.id, route: new UpstreamRoute(model.id) };
+      step = task.kind === 'transcription' ? await transcribeTask(media, repository, task, model, call) : await generateMedia(media, task, model, call);
     } catch (error) {
       const retryable = !(error instanceof UpstreamError) || error.retryable;
       if (retryable && job.attempts + 1 < MAX_ATTEMPTS) {
@@ -68,7 +70,7 @@ export class TaskWorker {
     if (step.type === 'waiting') {
       const polls = (task.result?.polls ?? 0) + 1;
       if (polls > MAX_POLLS) return this.fail(task, { code: 'timeout', message: 'The vendor did not finish in time.' });
-      await repository.update(task.id, { percent: step.percent, result: { files: [], vendorId: step.vendorId, polls } }, clock.now());
+      await repository.update(task.id, { percent: step.percent, result: { files: [], vendorId: step.vendorId, polls, ...(step.channel ? { vendorChannel: step.channel } : {}) } }, clock.now());
       return { type: 'wait', at: clock.now() + POLL_MS, reason: 'waiting for the vendor' };
     }
     const files = await this.store(task, step.files);

@@ -21,6 +21,8 @@ export interface TaskResult {
   text?: string;
   /** Vendor-side job id while a long generation (video) runs. */
   vendorId?: string;
+  /** The channel whose vendor account holds `vendorId` (polls go there). */
+  vendorChannel?: string;
   /** Vendor polls made so far. */
   polls?: number;
 }

@@ -74,7 +74,7 @@ export class TranscriptionService {
     const vendorFields: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(input.fields)) if (VENDOR_FIELDS.has(name)) vendorFields[name] = value;
     vendorFields.model = call.resolution.served.upstreamModel;
-    const response = await this.calls.providers.media(call.resolution.served.provider).transcribe(vendorFields, file, caller.requestId);
+    const response = await this.calls.providers.media(call.resolution.served.provider).transcribe(vendorFields, file, { requestId: caller.requestId, route: call.route });
     const cost = priceSeconds(call.resolution.billed, billedSeconds(response.body, response.contentType, file.data));
     chargeCall(this.calls, call, cost, emptyUsage(), 'audio.transcriptions');
     if (!response.contentType.includes('json')) return { type: 'answer', resolution: call.resolution, contentType: response.contentType, body: response.body };

@@ -1,4 +1,4 @@
-import type { OpenAiMedia } from '../../providers/openai/openai-media.ts';
+import type { MediaCall, OpenAiMedia } from '../../providers/openai/openai-media.ts';
 import type { Model } from '../catalog/model.ts';
 import type { GenerationStep } from './media-generation.ts';
 import type { Task, TasksRepository } from './task.ts';
@@ -10,7 +10,7 @@ interface InputFile {
 }
 
 /** The asynchronous transcription: the stored audio goes to the vendor; the transcript becomes a text file and `text`. */
-export async function transcribeTask(media: OpenAiMedia, repository: TasksRepository, task: Task, model: Model, requestId: string): Promise<GenerationStep> {
+export async function transcribeTask(media: OpenAiMedia, repository: TasksRepository, task: Task, model: Model, call: MediaCall): Promise<GenerationStep> {
   const input = (task.input.inputFiles as InputFile[] | undefined)?.[0];
   const audio = input ? await repository.file(input.id) : undefined;
   if (!input || !audio) return { type: 'failed', error: { code: 'input_missing', message: 'The audio file of this task is gone.' } };
@@ -19,7 +19,7 @@ export async function transcribeTask(media: OpenAiMedia, repository: TasksReposi
     const value = task.input[name];
     if (typeof value === 'string' && value) fields[name] = value;
   }
-  const response = await media.transcribe(fields, { data: audio.data, filename: input.name, contentType: input.contentType }, requestId);
+  const response = await media.transcribe(fields, { data: audio.data, filename: input.name, contentType: input.contentType }, call);
   let text = response.body;
   let seconds: number | undefined;
   try {

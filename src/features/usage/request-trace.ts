@@ -1,4 +1,5 @@
 import type { Money } from '../../lib/money.ts';
+import type { UpstreamRoute } from '../../providers/channels/upstream-route.ts';
 import type { AccountRef } from '../accounts/accounts.ts';
 import type { TokenUsage } from '../billing/pricing.ts';
 import type { Resolution } from '../catalog/retirement.ts';
@@ -23,6 +24,8 @@ export interface TraceEnding {
 export class RequestTrace {
   resolution: Resolution | undefined;
   payer: AccountRef | undefined;
+  /** Where the vendor calls went: provider, channel, attempts (absent when none was routed). */
+  route: UpstreamRoute | undefined;
   inputTokens = 0;
   outputTokens = 0;
   cacheReadTokens = 0;

@@ -3,6 +3,8 @@ import { after, before, describe, test } from 'node:test';
 import { startSimulator, type Simulator } from '../../../simulator/server.ts';
 import { GatewayError } from '../../core/errors.ts';
 import { ManualClock } from '../../lib/clock.ts';
+import { ChannelClient } from '../channels/channel-client.ts';
+import { UpstreamRoute } from '../channels/upstream-route.ts';
 import { HttpClient } from '../http-client.ts';
 import { UpstreamError } from '../upstream-error.ts';
 import { AnthropicChatProvider } from './anthropic-chat-provider.ts';
@@ -12,13 +14,13 @@ describe('AnthropicChatProvider against the simulated Messages API', () => {
   let http: HttpClient;
   let provider: AnthropicChatProvider;
   const clock = new ManualClock(Date.parse('2026-11-01T00:00:00Z'));
-  const options = { requestId: 'req_test' };
+  const options = { requestId: 'req_test', route: new UpstreamRoute('claude-haiku-4-5-20251001') };
   const request = { model: 'claude-haiku-4-5-20251001', messages: [{ role: 'user' as const, content: 'Hello' }] };
 
   before(async () => {
     simulator = await startSimulator({ streamChunks: 6 });
     http = new HttpClient(5_000);
-    provider = new AnthropicChatProvider('anthropic', { baseUrl: simulator.url, apiKey: 'sk-ant-test' }, http, clock);
+    provider = new AnthropicChatProvider('anthropic', ChannelClient.single('anthropic', { baseUrl: simulator.url, apiKey: 'sk-ant-test' }, http), clock);
   });
   after(async () => {
     await http.close();

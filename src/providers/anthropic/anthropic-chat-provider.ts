@@ -7,13 +7,14 @@ import type {
 } from '../../core/chat-types.ts';
 import { GatewayError } from '../../core/errors.ts';
 import { systemClock, unixSeconds, type Clock } from '../../lib/clock.ts';
-import type { HttpClient, UpstreamResponse } from '../http-client.ts';
+import type { ChannelClient } from '../channels/channel-client.ts';
+import type { UpstreamResponse } from '../http-client.ts';
 import type { CallOptions, ChatStream, Provider } from '../provider.ts';
 import { openChatStream } from '../chat-stream.ts';
 import { readServerSentEvents } from '../sse-reader.ts';
 import { UpstreamError } from '../upstream-error.ts';
 import { anthropicMessageSchema } from './anthropic-api-schemas.ts';
-import { anthropicHeaders, anthropicUrl, type AnthropicEndpoint } from './anthropic-api.ts';
+import { anthropicHeaders, anthropicUrl } from './anthropic-api.ts';
 import { toCanonicalUpstreamError } from './anthropic-error.ts';
 import { AnthropicStreamToChunks, parseAnthropicStreamEvent } from './anthropic-stream-to-chunks.ts';
 import { convertFromAnthropicResponse } from './convert-from-anthropic-response.ts';
@@ -29,14 +30,13 @@ export class AnthropicChatProvider implements Provider {
 
   constructor(
     readonly id: string,
-    private readonly endpoint: AnthropicEndpoint,
-    private readonly http: HttpClient,
+    private readonly http: ChannelClient,
     private readonly clock: Clock = systemClock,
   ) {}
 
   async chatCompletion(request: ChatRequest, options: CallOptions): Promise<ChatResponse> {
     const body = convertToAnthropicMessages({ ...request, stream: false });
-    const response = await this.send(body, options.requestId, options.signal);
+    const response = await this.send(body, options, options.signal);
     const json = await this.http.json<unknown>(response);
     const message = anthropicMessageSchema.safeParse(json);
     if (!message.success) throw new UpstreamError(502, JSON.stringify(json), 'application/json', 'upstream sent a message the gateway cannot read');
@@ -59,7 +59,7 @@ export class AnthropicChatProvider implements Provider {
         if (event.type === 'message_stop' || event.type === 'error') return;
       }
     }
-    return openChatStream(options.signal, (signal) => this.send(body, options.requestId, signal, { accept: 'text/event-stream' }), events);
+    return openChatStream(options.signal, (signal) => this.send(body, options, signal, { accept: 'text/event-stream' }), events);
   }
 
   embeddings(): Promise<EmbeddingsResponse> {
@@ -70,13 +70,13 @@ export class AnthropicChatProvider implements Provider {
     return Promise.reject(new GatewayError('invalid_request', 'The Anthropic provider does not serve moderations; choose a moderation model.', { param: 'model' }));
   }
 
-  private async send(body: AnthropicMessagesRequest, requestId: string, signal: AbortSignal | undefined, extraHeaders: Record<string, string> = {}): Promise<UpstreamResponse> {
+  private async send(body: AnthropicMessagesRequest, options: CallOptions, signal: AbortSignal | undefined, extraHeaders: Record<string, string> = {}): Promise<UpstreamResponse> {
     try {
-      return await this.http.send(anthropicUrl(this.endpoint, '/v1/messages'), {
-        headers: { ...anthropicHeaders(this.endpoint, requestId), ...extraHeaders },
-        body: JSON.stringify(body),
-        ...(signal ? { signal } : {}),
-      });
+      return await this.http.send(
+        (endpoint) => ({ url: anthropicUrl(endpoint, '/v1/messages'), headers: { ...anthropicHeaders(endpoint, options.requestId), ...extraHeaders } }),
+        { body: JSON.stringify(body), signal },
+        options.route,
+      );
     } catch (error) {
       throw toCanonicalUpstreamError(error);
     }

@@ -26,5 +26,5 @@ export function toCanonicalUpstreamError(error: unknown): unknown {
   const result = anthropicErrorBodySchema.safeParse(parsed);
   if (!result.success) return error;
   const body = JSON.stringify({ error: openAiErrorObject(result.data.error) });
-  return new UpstreamError(error.status, body, 'application/json', error.message, error.kind);
+  return new UpstreamError(error.status, body, 'application/json', error.message, error.kind, error.retryAfterMs);
 }

@@ -1,11 +1,14 @@
-import type { HttpClient, UpstreamResponse } from '../http-client.ts';
-import { anthropicHeaders, anthropicUrl, type AnthropicEndpoint } from './anthropic-api.ts';
+import type { ChannelClient } from '../channels/channel-client.ts';
+import type { UpstreamRoute } from '../channels/upstream-route.ts';
+import type { UpstreamResponse } from '../http-client.ts';
+import { anthropicHeaders, anthropicUrl } from './anthropic-api.ts';
 
 export interface PassthroughOptions {
   requestId: string;
   version: string | undefined;
   betas: readonly string[];
   signal?: AbortSignal;
+  route: UpstreamRoute;
 }
 
 /**
@@ -15,13 +18,15 @@ export interface PassthroughOptions {
 export class AnthropicPassthrough {
   constructor(
     readonly id: string,
-    private readonly endpoint: AnthropicEndpoint,
-    private readonly http: HttpClient,
+    private readonly http: ChannelClient,
   ) {}
 
   send(path: '/v1/messages' | '/v1/messages/count_tokens', body: string, options: PassthroughOptions, stream = false): Promise<UpstreamResponse> {
-    const headers = anthropicHeaders(this.endpoint, options.requestId, { version: options.version, betas: options.betas });
-    if (stream) headers.accept = 'text/event-stream';
-    return this.http.send(anthropicUrl(this.endpoint, path), { headers, body, ...(options.signal ? { signal: options.signal } : {}) });
+    const target = (endpoint: { baseUrl: string; apiKey: string | null }) => {
+      const headers = anthropicHeaders(endpoint, options.requestId, { version: options.version, betas: options.betas });
+      if (stream) headers.accept = 'text/event-stream';
+      return { url: anthropicUrl(endpoint, path), headers };
+    };
+    return this.http.send(target, { body, signal: options.signal }, options.route);
   }
 }

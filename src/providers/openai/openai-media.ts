@@ -1,8 +1,16 @@
 import { z } from 'zod';
 import { FormData } from 'undici';
-import type { HttpClient } from '../http-client.ts';
+import type { ChannelClient } from '../channels/channel-client.ts';
+import type { UpstreamRoute } from '../channels/upstream-route.ts';
 import { UpstreamError } from '../upstream-error.ts';
 import { openAiHeaders, openAiUrl, type OpenAiEndpoint } from './openai-api.ts';
+
+/** One media call: its request id, its route through the channels, and the channel a follow-up must use (a video's). */
+export interface MediaCall {
+  requestId: string;
+  route: UpstreamRoute;
+  channel?: string | null;
+}
 
 export interface MediaFile {
   data: Buffer;
@@ -26,64 +34,88 @@ export type VideoStatus = z.infer<typeof videoObject>;
 export class OpenAiMedia {
   constructor(
     readonly id: string,
-    private readonly endpoint: OpenAiEndpoint,
-    private readonly http: HttpClient,
+    private readonly http: ChannelClient,
   ) {}
 
-  private async postJson(path: string, body: unknown, requestId: string): Promise<unknown> {
-    const response = await this.http.send(openAiUrl(this.endpoint, path), { headers: openAiHeaders(this.endpoint, requestId), body: JSON.stringify(body) });
+  private async postJson(path: string, body: unknown, call: MediaCall): Promise<unknown> {
+    const response = await this.http.send(
+      (endpoint) => ({ url: openAiUrl(endpoint, path), headers: openAiHeaders(endpoint, call.requestId) }),
+      { body: JSON.stringify(body) },
+      call.route,
+      call.channel,
+    );
     return this.http.json<unknown>(response);
   }
 
-  private async download(url: string, requestId: string, method: 'GET' = 'GET'): Promise<MediaFile> {
-    const response = await this.http.send(url, { method, headers: openAiHeaders(this.endpoint, requestId) });
+  /** GET of a file: `url` is absolute, or a path under the channel's base URL; `call.channel` keeps it on the channel that made it. */
+  private async download(url: string | ((endpoint: OpenAiEndpoint) => string), call: MediaCall): Promise<MediaFile> {
+    const response = await this.http.send(
+      (endpoint) => ({ url: typeof url === 'string' ? url : url(endpoint), headers: openAiHeaders(endpoint, call.requestId) }),
+      { method: 'GET' },
+      call.route,
+      call.channel,
+    );
     const data = Buffer.from(await response.body.arrayBuffer());
     return { data, contentType: String(response.headers['content-type'] ?? 'application/octet-stream').split(';')[0]! };
   }
 
   /** POST /images/generations; files come back as bytes whether the vendor sent base64 or a URL. */
-  async images(request: { model: string; prompt: string; n: number; size?: string }, requestId: string): Promise<MediaFile[]> {
-    const parsed = imagesResponse.safeParse(await this.postJson('/images/generations', { ...request }, requestId));
+  async images(request: { model: string; prompt: string; n: number; size?: string }, call: MediaCall): Promise<MediaFile[]> {
+    const parsed = imagesResponse.safeParse(await this.postJson('/images/generations', { ...request }, call));
     if (!parsed.success) throw new UpstreamError(502, '', 'text/plain', 'images response without data');
     const files: MediaFile[] = [];
     for (const item of parsed.data.data) {
       if (item.b64_json) files.push({ data: Buffer.from(item.b64_json, 'base64'), contentType: 'image/png' });
-      else if (item.url) files.push(await this.download(item.url, requestId));
+      // The files sit with the account that made them: the download goes through the channel that answered.
+      else if (item.url) files.push(await this.download(item.url, { ...call, channel: call.route.channel }));
     }
     return files;
   }
 
   /** POST /audio/speech → the audio bytes. */
-  async speech(request: { model: string; input: string; voice: string; response_format?: string }, requestId: string): Promise<MediaFile> {
-    const response = await this.http.send(openAiUrl(this.endpoint, '/audio/speech'), { headers: openAiHeaders(this.endpoint, requestId), body: JSON.stringify(request) });
+  async speech(request: { model: string; input: string; voice: string; response_format?: string }, call: MediaCall): Promise<MediaFile> {
+    const response = await this.http.send(
+      (endpoint) => ({ url: openAiUrl(endpoint, '/audio/speech'), headers: openAiHeaders(endpoint, call.requestId) }),
+      { body: JSON.stringify(request) },
+      call.route,
+    );
     const data = Buffer.from(await response.body.arrayBuffer());
     return { data, contentType: String(response.headers['content-type'] ?? 'audio/mpeg').split(';')[0]! };
   }
 
-  async createVideo(request: { model: string; prompt: string; seconds?: string; size?: string }, requestId: string): Promise<VideoStatus> {
-    return videoObject.parse(await this.postJson('/videos', request, requestId));
+  /** Starts a video; `call.route.channel` then names the channel whose account holds it (polls must go there). */
+  async createVideo(request: { model: string; prompt: string; seconds?: string; size?: string }, call: MediaCall): Promise<VideoStatus> {
+    return videoObject.parse(await this.postJson('/videos', request, call));
   }
 
-  async videoStatus(videoId: string, requestId: string): Promise<VideoStatus> {
-    const response = await this.http.send(openAiUrl(this.endpoint, `/videos/${encodeURIComponent(videoId)}`), { method: 'GET', headers: openAiHeaders(this.endpoint, requestId) });
+  async videoStatus(videoId: string, call: MediaCall): Promise<VideoStatus> {
+    const response = await this.http.send(
+      (endpoint) => ({ url: openAiUrl(endpoint, `/videos/${encodeURIComponent(videoId)}`), headers: openAiHeaders(endpoint, call.requestId) }),
+      { method: 'GET' },
+      call.route,
+      call.channel,
+    );
     return videoObject.parse(await this.http.json<unknown>(response));
   }
 
-  videoContent(videoId: string, requestId: string): Promise<MediaFile> {
-    return this.download(openAiUrl(this.endpoint, `/videos/${encodeURIComponent(videoId)}/content`), requestId);
+  videoContent(videoId: string, call: MediaCall): Promise<MediaFile> {
+    return this.download((endpoint) => openAiUrl(endpoint, `/videos/${encodeURIComponent(videoId)}/content`), call);
   }
 
   /** POST /audio/transcriptions (multipart); the vendor's body and type are returned as they are. */
-  async transcribe(fields: Record<string, string | string[]>, file: { data: Buffer; filename: string; contentType: string }, requestId: string): Promise<{ body: string; contentType: string }> {
+  async transcribe(fields: Record<string, string | string[]>, file: { data: Buffer; filename: string; contentType: string }, call: MediaCall): Promise<{ body: string; contentType: string }> {
     const form = new FormData();
     form.set('file', new Blob([new Uint8Array(file.data)], { type: file.contentType }), file.filename);
     for (const [name, value] of Object.entries(fields)) {
       if (Array.isArray(value)) for (const item of value) form.append(name, item);
       else form.set(name, value);
     }
-    const headers = openAiHeaders(this.endpoint, requestId);
-    delete headers['content-type'];
-    const response = await this.http.send(openAiUrl(this.endpoint, '/audio/transcriptions'), { headers, body: form });
+    const target = (endpoint: OpenAiEndpoint) => {
+      const headers = openAiHeaders(endpoint, call.requestId);
+      delete headers['content-type'];
+      return { url: openAiUrl(endpoint, '/audio/transcriptions'), headers };
+    };
+    const response = await this.http.send(target, { body: form }, call.route);
     return { body: await response.body.text(), contentType: String(response.headers['content-type'] ?? 'application/json') };
   }
 }

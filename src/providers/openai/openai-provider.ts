@@ -9,7 +9,8 @@ import type {
   ModerationRequest,
   ModerationResponse,
 } from '../../core/chat-types.ts';
-import type { HttpClient, UpstreamResponse } from '../http-client.ts';
+import type { ChannelClient } from '../channels/channel-client.ts';
+import type { UpstreamResponse } from '../http-client.ts';
 import type { CallOptions, ChatStream, Provider } from '../provider.ts';
 import { openChatStream } from '../chat-stream.ts';
 import { readServerSentEvents } from '../sse-reader.ts';
@@ -22,8 +23,7 @@ export class OpenAiProvider implements Provider {
 
   constructor(
     readonly id: string,
-    private readonly endpoint: OpenAiEndpoint,
-    private readonly http: HttpClient,
+    private readonly http: ChannelClient,
   ) {}
 
   async chatCompletion(request: ChatRequest, options: CallOptions): Promise<ChatResponse> {
@@ -31,10 +31,9 @@ export class OpenAiProvider implements Provider {
   }
 
   chatCompletionStream(request: ChatRequest, options: CallOptions): Promise<ChatStream> {
-    const url = openAiUrl(this.endpoint, '/chat/completions');
-    const headers = { ...openAiHeaders(this.endpoint, options.requestId), accept: 'text/event-stream' };
     const body = JSON.stringify(request);
-    return openChatStream(options.signal, (signal) => this.http.send(url, { headers, body, signal }), openAiStreamEvents);
+    const target = (endpoint: OpenAiEndpoint) => ({ url: openAiUrl(endpoint, '/chat/completions'), headers: { ...openAiHeaders(endpoint, options.requestId), accept: 'text/event-stream' } });
+    return openChatStream(options.signal, (signal) => this.http.send(target, { body, signal }, options.route), openAiStreamEvents);
   }
 
   embeddings(request: EmbeddingsRequest, options: CallOptions): Promise<EmbeddingsResponse> {
@@ -46,11 +45,11 @@ export class OpenAiProvider implements Provider {
   }
 
   private async postJson<T>(path: string, body: JsonObject, options: CallOptions): Promise<T> {
-    const response = await this.http.send(openAiUrl(this.endpoint, path), {
-      headers: openAiHeaders(this.endpoint, options.requestId),
-      body: JSON.stringify(body),
-      ...(options.signal ? { signal: options.signal } : {}),
-    });
+    const response = await this.http.send(
+      (endpoint) => ({ url: openAiUrl(endpoint, path), headers: openAiHeaders(endpoint, options.requestId) }),
+      { body: JSON.stringify(body), signal: options.signal },
+      options.route,
+    );
     return this.http.json<T>(response);
   }
 }

@@ -1,5 +1,7 @@
-import type { HttpClient, UpstreamResponse } from '../http-client.ts';
-import { openAiHeaders, openAiUrl, type OpenAiEndpoint } from './openai-api.ts';
+import type { ChannelClient } from '../channels/channel-client.ts';
+import type { UpstreamRoute } from '../channels/upstream-route.ts';
+import type { UpstreamResponse } from '../http-client.ts';
+import { openAiHeaders, openAiUrl } from './openai-api.ts';
 
 /**
  * The Responses API of an OpenAI-format vendor, passed through: the client's body (after the gateway's rewrites) goes out
@@ -8,20 +10,25 @@ import { openAiHeaders, openAiUrl, type OpenAiEndpoint } from './openai-api.ts';
 export class OpenAiResponses {
   constructor(
     readonly id: string,
-    private readonly endpoint: OpenAiEndpoint,
-    private readonly http: HttpClient,
+    private readonly http: ChannelClient,
   ) {}
 
-  create(body: string, options: { requestId: string; stream: boolean; signal?: AbortSignal | undefined }): Promise<UpstreamResponse> {
-    const headers = openAiHeaders(this.endpoint, options.requestId);
-    if (options.stream) headers.accept = 'text/event-stream';
-    return this.http.send(openAiUrl(this.endpoint, '/responses'), { headers, body, ...(options.signal ? { signal: options.signal } : {}) });
+  /** `channel` pins a follow-up (`previous_response_id`) to the channel that made the stored response. */
+  create(body: string, options: { requestId: string; stream: boolean; signal?: AbortSignal | undefined; route: UpstreamRoute; channel?: string | null }): Promise<UpstreamResponse> {
+    const target = (endpoint: { baseUrl: string; apiKey: string | null }) => {
+      const headers = openAiHeaders(endpoint, options.requestId);
+      if (options.stream) headers.accept = 'text/event-stream';
+      return { url: openAiUrl(endpoint, '/responses'), headers };
+    };
+    return this.http.send(target, { body, signal: options.signal }, options.route, options.channel);
   }
 
-  /** `GET /responses/:id` with the client's query string (`include[]`, …). */
-  retrieve(id: string, query: string, options: { requestId: string }): Promise<UpstreamResponse> {
-    const { 'content-type': _json, ...headers } = openAiHeaders(this.endpoint, options.requestId);
-    const url = `${openAiUrl(this.endpoint, `/responses/${encodeURIComponent(id)}`)}${query ? `?${query}` : ''}`;
-    return this.http.send(url, { method: 'GET', headers });
+  /** `GET /responses/:id` with the client's query string (`include[]`, …), from the channel that made it when known. */
+  retrieve(id: string, query: string, options: { requestId: string; route: UpstreamRoute; channel?: string | null }): Promise<UpstreamResponse> {
+    const target = (endpoint: { baseUrl: string; apiKey: string | null }) => {
+      const { 'content-type': _json, ...headers } = openAiHeaders(endpoint, options.requestId);
+      return { url: `${openAiUrl(endpoint, `/responses/${encodeURIComponent(id)}`)}${query ? `?${query}` : ''}`, headers };
+    };
+    return this.http.send(target, { method: 'GET' }, options.route, options.channel);
   }
 }

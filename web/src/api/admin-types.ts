@@ -97,11 +97,36 @@ export interface AuditEntry {
 }
 
 /** GET /admin/v1/providers: never the API key, only whether one is set. */
+/** A channel's health in the gateway process that answered (DESIGN §12). */
+export interface AdminChannelHealth {
+  state: 'healthy' | 'cooling' | 'probing';
+  requests: number;
+  errors: number;
+  /** Failed share of the last 256 attempts, 0..1. */
+  errorRate: number;
+  latencyMs: { p50: number | null; p99: number | null };
+  /** ISO time a cooling channel may be tried again. */
+  coolingUntil: string | null;
+}
+
+/** One way to reach a provider: base URL and key (never shown), weight, priority, the models it serves (null: all). */
+export interface AdminChannel {
+  id: string;
+  baseUrl: string;
+  hasApiKey: boolean;
+  weight: number;
+  priority: number;
+  models: string[] | null;
+  health?: AdminChannelHealth;
+}
+
+/** GET /admin/v1/providers: `baseUrl` and `hasApiKey` are the first channel's. */
 export interface AdminProvider {
   id: string;
   type: 'openai' | 'anthropic';
-  baseUrl: string;
+  baseUrl: string | null;
   hasApiKey: boolean;
+  channels: AdminChannel[];
 }
 
 /** POST /admin/v1/users/:id/password-reset. */

@@ -6,7 +6,7 @@ import type { KeysService } from '../../../features/keys/keys-service.ts';
 import type { WebhookDeliveriesService } from '../../../features/webhooks/deliveries-service.ts';
 import type { Clock } from '../../../lib/clock.ts';
 import { registerAccountRoutes } from './accounts.ts';
-import { registerCatalogRoutes } from './catalog.ts';
+import { registerCatalogRoutes, type ChannelHealthSource } from './catalog.ts';
 import { registerKeyRoutes } from './keys.ts';
 import { registerVoucherRoutes } from './vouchers.ts';
 import { registerUserRoutes } from './users.ts';
@@ -36,6 +36,8 @@ export interface AdminServices {
   directory: DirectoryService;
   orgs: OrgsService;
   passwordReset: PasswordResetService;
+  /** Each provider channel's health in this process (the provider registry). */
+  channelHealth: ChannelHealthSource;
   clock: Clock;
 }
 

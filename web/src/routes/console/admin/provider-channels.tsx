@@ -1,18 +1,54 @@
-import type { AdminProvider } from '../../../api/admin-types.ts';
+import type { AdminChannel, AdminChannelHealth, AdminProvider } from '../../../api/admin-types.ts';
+import { DataTable } from '../../../components/data-table.tsx';
+
+const STATE_TEXT: Record<AdminChannelHealth['state'], string> = { healthy: 'healthy', cooling: 'cooling down', probing: 'probing' };
+
+const milliseconds = (value: number | null | undefined): string => (value === null || value === undefined ? '—' : `${value} ms`);
+
+function stateText(health: AdminChannelHealth | undefined): string {
+  if (!health) return '—';
+  if (health.state === 'cooling' && health.coolingUntil) return `${STATE_TEXT.cooling} until ${new Date(health.coolingUntil).toLocaleTimeString()}`;
+  return STATE_TEXT[health.state];
+}
 
 /**
- * A provider's upstream channels and their health (DESIGN §12). Today a provider has one channel, its base URL; the change
- * that brings channels to the admin API fills this section with each channel (base URL, weight, priority, models) and its
- * health (state, errors, error rate, latency p50/p99) from GET /admin/v1/providers/:id.
+ * A provider's upstream channels and their health (DESIGN §12), from GET /admin/v1/providers: base URL, whether a key is set
+ * (never the key), weight, priority, models, and the health the answering gateway process sees — state, attempts, errors,
+ * error rate over the last 256 attempts, time to the response head p50/p99.
  */
 export function ProviderChannels({ provider }: { provider: AdminProvider }) {
   const headingId = `channels-${provider.id}`;
+  const channels = provider.channels ?? [];
   return (
     <section aria-labelledby={headingId} className="card">
       <h2 id={headingId}>Channels of {provider.id}</h2>
       <p className="muted">
-        One channel: all of {provider.id}'s traffic goes to <span className="mono break">{provider.baseUrl}</span>.
+        {channels.length === 1
+          ? `One channel: all of ${provider.id}'s traffic goes to it.`
+          : `The highest-priority healthy channels share ${provider.id}'s traffic by weight; a failing one cools down and is probed before it takes traffic again.`}{' '}
+        Health is this gateway process's view.
       </p>
+      <DataTable<AdminChannel>
+        caption={`${provider.id} channels and their health`}
+        what="channels"
+        empty="This provider has no channel."
+        rows={channels}
+        rowKey={(channel) => channel.id}
+        columns={[
+          { header: 'Channel', cell: (channel) => channel.id, rowHeader: true },
+          { header: 'Base URL', cell: (channel) => <span className="mono break">{channel.baseUrl}</span> },
+          { header: 'API key', cell: (channel) => (channel.hasApiKey ? 'set' : 'not set') },
+          { header: 'Weight', cell: (channel) => channel.weight, numeric: true },
+          { header: 'Priority', cell: (channel) => channel.priority, numeric: true },
+          { header: 'Models', cell: (channel) => (channel.models ? channel.models.join(', ') : 'all') },
+          { header: 'State', cell: (channel) => stateText(channel.health) },
+          { header: 'Requests', cell: (channel) => channel.health?.requests ?? 0, numeric: true },
+          { header: 'Errors', cell: (channel) => channel.health?.errors ?? 0, numeric: true },
+          { header: 'Error rate', cell: (channel) => `${((channel.health?.errorRate ?? 0) * 100).toFixed(1)} %`, numeric: true },
+          { header: 'Latency p50', cell: (channel) => milliseconds(channel.health?.latencyMs.p50), numeric: true },
+          { header: 'Latency p99', cell: (channel) => milliseconds(channel.health?.latencyMs.p99), numeric: true },
+        ]}
+      />
     </section>
   );
 }

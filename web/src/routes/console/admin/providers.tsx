@@ -5,9 +5,13 @@ import type { List } from '../../../api/types.ts';
 import { DataTable } from '../../../components/data-table.tsx';
 import { ProviderChannels } from './provider-channels.tsx';
 
-const providersQuery = { queryKey: ['admin', 'providers'], queryFn: () => api<List<AdminProvider>>('GET', '/admin/v1/providers') };
+// Channel health changes as traffic flows: the page reads it again every 10 s.
+const providersQuery = { queryKey: ['admin', 'providers'], queryFn: () => api<List<AdminProvider>>('GET', '/admin/v1/providers'), refetchInterval: 10_000 };
 
-/** /console/admin/providers: the vendors the gateway calls: type, base URL, whether an API key is set (never the key). */
+/**
+ * /console/admin/providers: the vendors the gateway calls: type, first channel's base URL, whether an API key is set (never
+ * the key), and each provider's channels with their health.
+ */
 export function AdminProvidersPage() {
   const providers = useQuery(providersQuery);
   const rows = providers.data?.data ?? [];
@@ -29,6 +33,7 @@ export function AdminProvidersPage() {
           { header: 'Provider', cell: (provider) => provider.id, rowHeader: true },
           { header: 'Type', cell: (provider) => provider.type },
           { header: 'Base URL', cell: (provider) => <span className="mono break">{provider.baseUrl}</span> },
+          { header: 'Channels', cell: (provider) => provider.channels?.length ?? 1, numeric: true },
           { header: 'API key', cell: (provider) => (provider.hasApiKey ? 'set' : 'not set') },
         ]}
       />
