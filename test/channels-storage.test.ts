@@ -178,7 +178,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
 }
 
 for (const engine of ['sqlite', 'postgres'] as const) {
-  test(`migration 0024 makes a stored provider's URL and sealed key its channel "default" (${engine})`, async () => {
+  test(`migration 0026 makes a stored provider's URL and sealed key its channel "default" (${engine})`, async () => {
     const schema = uniqueSchema();
     const url = engine === 'postgres' ? `${POSTGRES_URL}?schema=${schema}` : 'sqlite::memory:';
     const storage = await openStorage(url);
@@ -186,7 +186,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       const migrator = new Migrator({ db: storage.db, provider: migrationProvider, allowUnorderedMigrations: true, ...(engine === 'postgres' ? { migrationTableSchema: schema } : {}) });
       const down = await migrator.migrateTo('0023-usage-adjustments');
       assert.equal(down.error, undefined);
-      assert.ok(down.results?.some((result) => result.migrationName === '0024-channels' && result.direction === 'Down'));
+      assert.ok(down.results?.some((result) => result.migrationName === '0026-channels' && result.direction === 'Down'));
       const box = new SecretBox(TEST_MASTER_KEY);
       await storage.db.insertInto('providers').values({ id: 'legacy', type: 'anthropic', base_url: 'https://legacy.example.com', api_key: box.seal('sk-legacy-key'), updated_at: 0 }).execute();
       const up = await migrator.migrateToLatest();

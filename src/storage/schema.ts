@@ -157,7 +157,7 @@ export interface ProvidersTable {
   updated_at: number;
 }
 
-/** A provider's channels (migration 0024): `api_key` sealed under the master key, `models` a JSON array or null (all). */
+/** A provider's channels (migration 0026): `api_key` sealed under the master key, `models` a JSON array or null (all). */
 export interface ProviderChannelsTable {
   provider_id: string;
   id: string;
@@ -456,7 +456,7 @@ export interface ResponsesTable {
   key_id: string;
   model: string;
   provider: string;
-  /** The provider channel that made it (migration 0024). */
+  /** The provider channel that made it (migration 0026). */
   channel: string | null;
   /** 1 when the gateway translated the call (Claude): it renders GET itself; 0 when the vendor keeps the response. */
   translated: number;

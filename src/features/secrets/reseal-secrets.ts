@@ -36,7 +36,7 @@ function openAny(value: SealedValue, opener: SecretBox, legacySecret: string | u
     return plain === undefined ? undefined : { plain, legacy: false };
   }
   // Provider API keys were kept in clear; bot tokens and webhook keys were sealed under the hash_secret-derived key.
-  // Migration 0024 moved them, as they were, into their provider's first channel.
+  // Migration 0026 moved them, as they were, into their provider's first channel.
   if (value.column === 'providers.api_key' || value.column === 'provider_channels.api_key') return { plain: value.text, legacy: true };
   const plain = legacySecret === undefined ? undefined : openLegacySealed(value.text, legacySecret, LEGACY_PURPOSE);
   return plain === undefined ? undefined : { plain, legacy: true };

@@ -19,9 +19,9 @@ import * as responses from './0020-responses.ts';
 import * as payments from './0021-payments.ts';
 import * as mail from './0022-mail.ts';
 import * as usageAdjustments from './0023-usage-adjustments.ts';
-import * as channels from './0024-channels.ts';
 import * as taskLists from './0024-task-lists.ts';
 import * as autoRecharge from './0025-auto-recharge.ts';
+import * as channels from './0026-channels.ts';
 
 /** Migrations in order; a new one is a new file added here. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -45,9 +45,9 @@ const MIGRATIONS: Record<string, Migration> = {
   '0021-payments': payments,
   '0022-mail': mail,
   '0023-usage-adjustments': usageAdjustments,
-  '0024-channels': channels,
   '0024-task-lists': taskLists,
   '0025-auto-recharge': autoRecharge,
+  '0026-channels': channels,
 };
 
 export const migrationProvider: MigrationProvider = {
