@@ -22,6 +22,9 @@ export class Metrics {
   readonly charged = new Counter({ name: 'tollgate_money_charged_total', help: 'Money charged, in currency units', labelNames: ['currency'], registers: [this.registry] });
 
   private readonly upstreamTimers = new Map<string, { observe(value: number): void }>();
+  /** Per model: its input and output token counters (labelled children, looked up once). */
+  private readonly tokenCounters = new Map<string, { input: { inc(value: number): void }; output: { inc(value: number): void } }>();
+  private chargedInCurrency: { inc(value: number): void } | undefined;
 
   constructor(readonly currency: string) {
     collectDefaultMetrics({ register: this.registry, prefix: 'tollgate_' });
@@ -122,4 +125,17 @@ export class Metrics {
     if (!timer) this.upstreamTimers.set(key, (timer = this.upstreamLatency.labels(provider, operation)));
     timer.observe(seconds);
   };
+
+  /** Counts a call's billed tokens (hot path: labelled children cached per model). */
+  countTokens(model: string, input: number, output: number): void {
+    let counters = this.tokenCounters.get(model);
+    if (!counters) this.tokenCounters.set(model, (counters = { input: this.tokens.labels(model, 'input'), output: this.tokens.labels(model, 'output') }));
+    if (input > 0) counters.input.inc(input);
+    if (output > 0) counters.output.inc(output);
+  }
+
+  /** Counts money charged for a request, in currency units (hot path: the labelled child is made once). */
+  countCharged(units: number): void {
+    (this.chargedInCurrency ??= this.charged.labels(this.currency)).inc(units);
+  }
 }

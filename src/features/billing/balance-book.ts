@@ -129,7 +129,7 @@ export class BalanceBook {
     else this.accounts.set(key, { ...emptyState(), pending: input.amount });
     this.writer.push(entry);
     for (const listener of this.listeners) listener(entry);
-    if (input.kind === 'charge' && input.requestId !== null) this.metrics?.charged.inc({ currency: this.metrics.currency }, Number(-input.amount) / 1e9);
+    if (input.kind === 'charge' && input.requestId !== null) this.metrics?.countCharged(Number(-input.amount) / 1e9);
     return entry;
   }
 

@@ -102,8 +102,7 @@ function routeOf(caller: Caller, model: string): UpstreamRoute {
 export function chargeCall(dependencies: ModelCallDependencies, call: AuthorisedCall, cost: Cost, usage: TokenUsage, description: string): void {
   const model = call.resolution.billed.id;
   const input = usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens + usage.cacheWrite1hTokens;
-  if (input > 0) dependencies.metrics.tokens.inc({ model, direction: 'input' }, input);
-  if (usage.outputTokens > 0) dependencies.metrics.tokens.inc({ model, direction: 'output' }, usage.outputTokens);
+  dependencies.metrics.countTokens(model, input, usage.outputTokens);
   dependencies.keyLimits.countTokens(call.caller.key, input + usage.outputTokens);
   call.caller.trace?.used(usage);
   if (cost.total <= 0n) return;
