@@ -20,6 +20,7 @@ import * as payments from './0021-payments.ts';
 import * as mail from './0022-mail.ts';
 import * as usageAdjustments from './0023-usage-adjustments.ts';
 import * as taskLists from './0024-task-lists.ts';
+import * as chatMessagesAssistant from './0027-chat-messages-assistant.ts';
 
 /** Migrations in order; a new one is a new file added here. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -44,6 +45,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0022-mail': mail,
   '0023-usage-adjustments': usageAdjustments,
   '0024-task-lists': taskLists,
+  '0027-chat-messages-assistant': chatMessagesAssistant,
 };
 
 export const migrationProvider: MigrationProvider = {
