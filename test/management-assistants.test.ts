@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { CompiledQuery, sql } from 'kysely';
 import { api, chatRequests, createAssistant, newChatId, newMention, simulatedReply } from './helpers/assistants-e2e.ts';
 import { asRecord, errorA, readRaw, sseData, type JsonRecord } from './helpers/e2e.ts';
 import { micros, startTestGateway, type TestGateway } from './helpers/gateway.ts';
@@ -344,6 +345,24 @@ for (const database of ['sqlite', 'postgres'] as const) {
       assert.equal(gone.status, 404);
       assert.equal((await bob.client.call('DELETE', `/assistants/${open.id}`)).status, 404, 'a second delete finds nothing');
       await create(ada, { mention: open.mention, title: 'Reused code', modelId: 'gpt-4o-mini' });
+    });
+
+    test('deleting an assistant finds its chat messages by index (migration 0027), not by reading every message', async () => {
+      const doomed = await create(bob, { mention: newMention('doomed'), title: 'Doomed', modelId: 'gpt-4o-mini' });
+      const answered = await bob.client.call('POST', `/assistants/${doomed.id}/chat`, { chatId: newChatId(), message: 'Hello before the end' });
+      assert.equal(answered.status, 200, JSON.stringify(answered.body));
+      const seen = gw.queries.length;
+      assert.equal((await bob.client.call('DELETE', `/assistants/${doomed.id}`)).status, 200);
+      const statement = gw.queries.slice(seen).find((text) => /^delete from "chat_messages"/i.test(text));
+      assert.ok(statement, 'the delete removes the chat messages');
+      // The plan of that very statement; PostgreSQL is told to avoid sequential scans, which it still uses when no index fits.
+      const plan = await gw.storage.db.transaction().execute(async (trx) => {
+        if (gw.storage.engine === 'postgres') await sql`SET LOCAL enable_seqscan = off`.execute(trx);
+        const explain = gw.storage.engine === 'postgres' ? 'EXPLAIN' : 'EXPLAIN QUERY PLAN';
+        const rows = await trx.executeQuery(CompiledQuery.raw(`${explain} ${statement}`, [doomed.id]));
+        return rows.rows.map((row) => Object.values(row as JsonRecord).join(' ')).join('\n');
+      });
+      assert.match(plan, /chat_messages_assistant/, plan);
     });
 
     test('an organisation’s admin edits the org’s assistant from the console; a plain member may chat with it but not edit it', async () => {

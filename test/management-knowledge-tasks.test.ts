@@ -68,6 +68,13 @@ interface RequestRow {
   id: string;
   keyId: string;
   endpoint: string;
+  model: string | null;
+  input_tokens: number;
+  cost: string;
+}
+interface UsageRow {
+  model: string | null;
+  requests: number;
   input_tokens: number;
   cost: string;
 }
@@ -181,7 +188,22 @@ for (const database of ['sqlite', 'postgres'] as const) {
       const requests = await session.call<Page<RequestRow>>('GET', '/requests?limit=100');
       const row = requests.body.data.find((entry) => entry.id === added.requestId);
       assert.ok(row, 'the charged request has its request-log row');
-      assert.deepEqual([row.keyId, row.endpoint, row.input_tokens, micros(row.cost)], ['console', 'knowledge.documents.add', embeddingOf(MANUAL).tokens, cost]);
+      assert.deepEqual([row.keyId, row.endpoint, row.model, row.input_tokens, micros(row.cost)], ['console', 'knowledge.documents.add', 'text-embedding-3-small', embeddingOf(MANUAL).tokens, cost]);
+    });
+
+    test('usage grouped by model names the embedding model of document charges, as the ledger does', async () => {
+      const other = await createCustomer(gw, { balance: '5.00' });
+      const client = await signIn(gw, other);
+      const base = await createBase(client, 'Usage check');
+      const added = await client.call<AddedDocument>('POST', `/knowledge/${base.id}/documents`, { title: 'Manual', text: MANUAL });
+      assert.equal(added.status, 200, JSON.stringify(added.body));
+      await gw.app.services.requestLog.idle();
+      const usage = await client.call<Page<UsageRow>>('GET', '/usage?from=2026-11-01&to=2026-11-01&groupBy=model');
+      assert.equal(usage.status, 200, JSON.stringify(usage.body));
+      assert.deepEqual(
+        usage.body.data.map((row) => [row.model, row.requests, row.input_tokens, micros(row.cost)]),
+        [['text-embedding-3-small', 1, embeddingOf(MANUAL).tokens, micros(added.body.cost)]],
+      );
     });
 
     test('a management key bound to an org charges the org, as that org\'s inference key would; useWalletBalance charges the user', async () => {
@@ -213,7 +235,9 @@ for (const database of ['sqlite', 'postgres'] as const) {
         ['POST', `/knowledge/${base.id}/documents`, { title: 'Planted', text: 'Planted text.' }],
         ['DELETE', `/knowledge/${base.id}`, undefined],
       ] as const) {
-        expectError(await stranger.call(method, path, body), 404, /^Knowledge base not found$/);
+        const answer = await stranger.call(method, path, body);
+        expectError(answer, 404, /^Knowledge base not found$/);
+        assert.equal(errorA(answer.body).param, 'id', `${method} ${path} names the path's id, the field the caller sent`);
       }
       assert.ok(!(await stranger.call<Page<Base>>('GET', '/knowledge')).body.data.some((item) => item.id === base.id));
       assert.equal((await session.call<Base>('GET', `/knowledge/${base.id}`)).body.documents, 0, 'the owner\'s base is untouched');

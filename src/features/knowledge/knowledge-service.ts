@@ -86,8 +86,8 @@ export class KnowledgeService {
     const document = { id: newId('knowledgeDocument'), baseId: input.databaseId, title: input.title, text: input.text, createdAt: this.clock.now() };
     const chunks: KnowledgeChunk[] = texts.map((text, seq) => ({ id: newId('knowledgeChunk'), baseId: document.baseId, documentId: document.id, seq, text, embedding: vectors[seq]! }));
     if (!(await this.repository.addDocument(caller.key.userId, document, chunks))) throw knowledgeBaseNotFound('databaseId');
-    // The request log's row names the account that paid and the tokens embedded (its cost comes from the ledger entry).
-    caller.trace?.paidBy(payer);
+    // The request log's row names the account that paid, the embedding model and the tokens embedded (its cost comes from the ledger entry).
+    caller.trace?.chargedFor(model, payer);
     caller.trace?.used({ ...emptyUsage(), inputTokens: tokens });
     if (cost > 0n) {
       this.book.record({ account: payer, amount: -cost, kind: 'charge', requestId: caller.requestId, keyId: caller.key.id, model: model.id, description: `knowledge base ${document.baseId}: document ${document.id}` });

@@ -2,6 +2,7 @@ import type { Money } from '../../lib/money.ts';
 import type { UpstreamRoute } from '../../providers/channels/upstream-route.ts';
 import type { AccountRef } from '../accounts/accounts.ts';
 import type { TokenUsage } from '../billing/pricing.ts';
+import type { Model } from '../catalog/model.ts';
 import type { Resolution } from '../catalog/retirement.ts';
 import type { ApiKey } from '../keys/keys.ts';
 
@@ -63,8 +64,12 @@ export class RequestTrace {
     this.payer = payer;
   }
 
-  /** Who pays, for a charge made without a model call's resolution (a knowledge document's embeddings). */
-  paidBy(payer: AccountRef): void {
+  /**
+   * A charge made without a model call's resolution (a knowledge document's embeddings): who pays, and the model priced, so
+   * the row names it as the ledger entry does (a request that did resolve a model keeps that one).
+   */
+  chargedFor(model: Model, payer: AccountRef): void {
+    this.resolution ??= { requested: model, served: model, billed: model, headers: {}, warning: null };
     this.payer = payer;
   }
 

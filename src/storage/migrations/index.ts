@@ -22,6 +22,7 @@ import * as usageAdjustments from './0023-usage-adjustments.ts';
 import * as taskLists from './0024-task-lists.ts';
 import * as autoRecharge from './0025-auto-recharge.ts';
 import * as channels from './0026-channels.ts';
+import * as chatMessagesAssistant from './0027-chat-messages-assistant.ts';
 
 /** Migrations in order; a new one is a new file added here. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -48,6 +49,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0024-task-lists': taskLists,
   '0025-auto-recharge': autoRecharge,
   '0026-channels': channels,
+  '0027-chat-messages-assistant': chatMessagesAssistant,
 };
 
 export const migrationProvider: MigrationProvider = {

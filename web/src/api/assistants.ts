@@ -17,8 +17,8 @@ export interface KnowledgeLink {
   chunks: number;
 }
 
-/** An assistant as its list shows it (SPEC 4.5's item). */
-export interface AssistantItem {
+/** What every view of an assistant shows: its list item, its full form and its public catalog card. */
+interface AssistantBasics {
   object: 'assistant';
   id: string;
   createDate: string;
@@ -29,6 +29,10 @@ export interface AssistantItem {
   description: string;
   picture: string;
   modelId: string;
+}
+
+/** An assistant as its list shows it (SPEC 4.5's item). */
+export interface AssistantItem extends AssistantBasics {
   temperature: string;
   capabilities: number;
   sqlStore: boolean;
@@ -51,17 +55,7 @@ export interface AssistantList {
 }
 
 /** SPEC 2.6's catalog card: public fields only. */
-export interface AssistantCard {
-  object: 'assistant';
-  id: string;
-  createDate: string;
-  updateDate: string;
-  mention: string;
-  title: string;
-  subtitle: string;
-  description: string;
-  picture: string;
-  modelId: string;
+export interface AssistantCard extends AssistantBasics {
   likes: number;
   isInstalled: boolean;
   owner: { id: string; name: string };

@@ -3,9 +3,10 @@ import { Link, Outlet, useNavigate } from '@tanstack/react-router';
 import { useState } from 'react';
 import { api, rememberCsrf } from '../api/client.ts';
 import { useMe, useSession } from '../api/session.ts';
+import { NavLinks, type NavLink } from './nav-links.tsx';
 import { ErrorNote, Loading } from './status.tsx';
 
-const LINKS = [
+const LINKS: readonly NavLink[] = [
   { to: '/console', label: 'Overview', exact: true },
   { to: '/console/keys', label: 'API keys' },
   { to: '/console/usage', label: 'Usage' },
@@ -15,7 +16,7 @@ const LINKS = [
   { to: '/console/bots', label: 'Bots' },
   { to: '/console/knowledge', label: 'Knowledge' },
   { to: '/console/tasks', label: 'Tasks' },
-] as const;
+];
 
 /** The signed-in frame of every /console page: navigation, the user, sign out (the route's guard sends others to /login). */
 export function ConsoleLayout() {
@@ -48,36 +49,17 @@ function ConsoleNav() {
       setError(caught);
     }
   };
+  const links: NavLink[] = [
+    ...LINKS,
+    ...(me.data?.orgs.map((org) => ({ to: '/console/orgs/$id' as const, params: { id: org.id }, label: org.name })) ?? []),
+    ...(me.data?.operator ? [{ to: '/console/admin' as const, label: 'Operator' }] : []),
+  ];
   return (
     <header className="topbar">
       <Link to="/" className="brand">
         Tollgate
       </Link>
-      <nav aria-label="Console">
-        <ul>
-          {LINKS.map((link) => (
-            <li key={link.to}>
-              <Link to={link.to} activeOptions={{ exact: 'exact' in link }} activeProps={{ 'aria-current': 'page' }}>
-                {link.label}
-              </Link>
-            </li>
-          ))}
-          {me.data?.orgs.map((org) => (
-            <li key={org.id}>
-              <Link to="/console/orgs/$id" params={{ id: org.id }} activeProps={{ 'aria-current': 'page' }}>
-                {org.name}
-              </Link>
-            </li>
-          ))}
-          {me.data?.operator ? (
-            <li>
-              <Link to="/console/admin" activeProps={{ 'aria-current': 'page' }}>
-                Operator
-              </Link>
-            </li>
-          ) : null}
-        </ul>
-      </nav>
+      <NavLinks label="Console" links={links} />
       <div className="who">
         <span className="muted">{me.data?.email ?? me.data?.name ?? ''}</span>
         <button type="button" onClick={() => void signOut()}>

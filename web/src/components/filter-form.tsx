@@ -10,6 +10,14 @@ export function formValues(form: HTMLFormElement): Record<string, string> {
   return values;
 }
 
+/** A form's submit handler that hands its data to `act` (a mutation's `mutate`). */
+export const submitted =
+  (act: (form: FormData) => void) =>
+  (event: FormEvent<HTMLFormElement>): void => {
+    event.preventDefault();
+    act(new FormData(event.currentTarget));
+  };
+
 /** A row of filters (labelled fields as children) and a submit button; hands the filled-in values to `onApply`. */
 export function FilterForm({ label, onApply, children, submitLabel = 'Filter' }: { label: string; onApply: (values: Record<string, string>) => void; children: ReactNode; submitLabel?: string }) {
   const submit = (event: FormEvent<HTMLFormElement>) => {

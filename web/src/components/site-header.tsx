@@ -1,5 +1,11 @@
 import { Link } from '@tanstack/react-router';
 import { useSession } from '../api/session.ts';
+import { NavLinks, type NavLink } from './nav-links.tsx';
+
+const SIGNED_OUT: readonly NavLink[] = [
+  { to: '/login', label: 'Sign in' },
+  { to: '/signup', label: 'Sign up' },
+];
 
 /** The public pages' top bar (storefront, assistant pages): the console for a signed-in visitor, sign in or up for others. */
 export function SiteHeader() {
@@ -9,24 +15,7 @@ export function SiteHeader() {
       <Link to="/" className="brand">
         Tollgate
       </Link>
-      <nav aria-label="Site">
-        <ul>
-          {session.data ? (
-            <li>
-              <Link to="/console">Console</Link>
-            </li>
-          ) : (
-            <>
-              <li>
-                <Link to="/login">Sign in</Link>
-              </li>
-              <li>
-                <Link to="/signup">Sign up</Link>
-              </li>
-            </>
-          )}
-        </ul>
-      </nav>
+      <NavLinks label="Site" links={session.data ? [{ to: '/console', label: 'Console' }] : SIGNED_OUT} />
     </header>
   );
 }

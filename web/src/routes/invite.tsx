@@ -3,6 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { api } from '../api/client.ts';
 import { useSession, useSignedIn } from '../api/session.ts';
 import type { Session } from '../api/types.ts';
+import { NewAccountFields } from '../components/account-fields.tsx';
 import { ErrorNote, Loading } from '../components/status.tsx';
 
 /** An org invitation: a signed-in user joins with one click; a new person signs up with the invited email. */
@@ -43,14 +44,7 @@ export function InvitePage() {
           <p>
             New here? Choose your name and a password; your account uses the invited email. Already have an account? <Link to="/login" search={{ next: `/invite/${token}` }}>Sign in first</Link>.
           </p>
-          <label>
-            Name
-            <input name="name" autoComplete="name" required />
-          </label>
-          <label>
-            Password
-            <input name="password" type="password" autoComplete="new-password" required />
-          </label>
+          <NewAccountFields email={false} />
           <button type="submit">Accept and create account</button>
         </form>
       )}

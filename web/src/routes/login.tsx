@@ -1,8 +1,10 @@
 import { Link, useNavigate, useSearch } from '@tanstack/react-router';
-import { useState, type FormEvent } from 'react';
+import { useMutation } from '@tanstack/react-query';
 import { api } from '../api/client.ts';
 import { useSignedIn } from '../api/session.ts';
 import type { Session } from '../api/types.ts';
+import { submitted } from '../components/filter-form.tsx';
+import { LabelledInput } from '../components/labelled-field.tsx';
 import { ErrorNote } from '../components/status.tsx';
 
 /** Only the app's own paths are followed after sign-in (an open redirect would hand the session's trust to anyone). */
@@ -12,37 +14,21 @@ export function LoginPage() {
   const { next } = useSearch({ from: '/login' });
   const navigate = useNavigate();
   const signedIn = useSignedIn();
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    setBusy(true);
-    setError(null);
-    try {
-      const session = await api<Session>('POST', '/api/v1/auth/login', { email: form.get('email'), password: form.get('password') });
+  const login = useMutation({
+    mutationFn: (form: FormData) => api<Session>('POST', '/api/v1/auth/login', { email: form.get('email'), password: form.get('password') }),
+    onSuccess: async (session) => {
       signedIn(session);
       await navigate({ to: safeNext(next) });
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
-  };
+    },
+  });
   return (
     <main id="main" className="narrow">
       <h1>Sign in</h1>
-      <form onSubmit={(event) => void submit(event)}>
-        <label>
-          Email
-          <input name="email" type="email" autoComplete="username" required />
-        </label>
-        <label>
-          Password
-          <input name="password" type="password" autoComplete="current-password" required />
-        </label>
-        <ErrorNote error={error} what="Sign-in failed" />
-        <button type="submit" disabled={busy}>
+      <form onSubmit={submitted(login.mutate)}>
+        <LabelledInput label="Email" name="email" type="email" autoComplete="username" required />
+        <LabelledInput label="Password" name="password" type="password" autoComplete="current-password" required />
+        <ErrorNote error={login.error} what="Sign-in failed" />
+        <button type="submit" disabled={login.isPending}>
           Sign in
         </button>
       </form>
@@ -56,35 +42,15 @@ export function LoginPage() {
 
 /** "Forgot your password?": the API answers the same whether or not the address has an account, and so does the page. */
 function ForgotPassword() {
-  const [error, setError] = useState<unknown>(null);
-  const [sent, setSent] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const submit = async (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    setBusy(true);
-    setError(null);
-    setSent(false);
-    try {
-      await api('POST', '/api/v1/auth/password-reset', { email: form.get('email') });
-      setSent(true);
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const send = useMutation({ mutationFn: (form: FormData) => api('POST', '/api/v1/auth/password-reset', { email: form.get('email') }) });
   return (
     <details>
       <summary>Forgot your password?</summary>
-      <form onSubmit={(event) => void submit(event)}>
-        <label>
-          Account address for the reset link
-          <input name="email" type="email" autoComplete="username" required />
-        </label>
-        <ErrorNote error={error} what="Asking for a reset link failed" />
-        {sent ? <p role="status">If an account has this address, a reset link is on its way. It works once, for one hour.</p> : null}
-        <button type="submit" disabled={busy}>
+      <form onSubmit={submitted(send.mutate)}>
+        <LabelledInput label="Account address for the reset link" name="email" type="email" autoComplete="username" required />
+        <ErrorNote error={send.error} what="Asking for a reset link failed" />
+        {send.isSuccess ? <p role="status">If an account has this address, a reset link is on its way. It works once, for one hour.</p> : null}
+        <button type="submit" disabled={send.isPending}>
           Send reset link
         </button>
       </form>

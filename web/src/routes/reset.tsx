@@ -1,7 +1,8 @@
 import { Link, useParams } from '@tanstack/react-router';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ApiError, api } from '../api/client.ts';
+import { submitted } from '../components/filter-form.tsx';
+import { LabelledInput } from '../components/labelled-field.tsx';
 import { ErrorNote, Loading } from '../components/status.tsx';
 
 const MIN_PASSWORD_LENGTH = 8;
@@ -31,35 +32,20 @@ export function ResetPage() {
     queryFn: () => api<{ valid: boolean; expiresAt: string }>('GET', `/api/v1/auth/password-reset/${encodeURIComponent(token)}`),
     retry: false,
   });
-  const [error, setError] = useState<unknown>(null);
-  const [done, setDone] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const submit = async (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    const password = String(form.get('password') ?? '');
-    if (password !== String(form.get('repeat') ?? '')) {
-      setError(new Error('the two passwords differ'));
-      return;
-    }
-    setBusy(true);
-    setError(null);
-    try {
+  const save = useMutation({
+    mutationFn: async (form: FormData) => {
+      const password = String(form.get('password') ?? '');
+      if (password !== String(form.get('repeat') ?? '')) throw new Error('the two passwords differ');
       await api('POST', '/api/v1/auth/password-reset/confirm', { token, password });
-      client.removeQueries({ queryKey: ['session'] });
-      setDone(true);
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
-  };
+    },
+    onSuccess: () => client.removeQueries({ queryKey: ['session'] }),
+  });
   return (
     <main id="main" className="narrow">
       <h1>Set a new password</h1>
       {check.isPending ? (
         <Loading what="the reset link" />
-      ) : done ? (
+      ) : save.isSuccess ? (
         <>
           <p role="status">Your password is set. Sessions signed in with the old one have ended.</p>
           <p>
@@ -68,21 +54,15 @@ export function ResetPage() {
         </>
       ) : check.isError ? (
         isInvalidToken(check.error) ? <LinkGone /> : <ErrorNote error={check.error} what="Checking the link failed" />
-      ) : isInvalidToken(error) ? (
+      ) : isInvalidToken(save.error) ? (
         <LinkGone />
       ) : (
-        <form onSubmit={(event) => void submit(event)}>
+        <form onSubmit={submitted(save.mutate)}>
           <p className="muted">This link works once, until {new Date(check.data.expiresAt).toLocaleString()}.</p>
-          <label>
-            New password
-            <input name="password" type="password" autoComplete="new-password" minLength={MIN_PASSWORD_LENGTH} maxLength={512} required />
-          </label>
-          <label>
-            Repeat the new password
-            <input name="repeat" type="password" autoComplete="new-password" minLength={MIN_PASSWORD_LENGTH} maxLength={512} required />
-          </label>
-          <ErrorNote error={error} what="Setting the password failed" />
-          <button type="submit" disabled={busy}>
+          <LabelledInput label="New password" name="password" type="password" autoComplete="new-password" minLength={MIN_PASSWORD_LENGTH} maxLength={512} required />
+          <LabelledInput label="Repeat the new password" name="repeat" type="password" autoComplete="new-password" minLength={MIN_PASSWORD_LENGTH} maxLength={512} required />
+          <ErrorNote error={save.error} what="Setting the password failed" />
+          <button type="submit" disabled={save.isPending}>
             Set password
           </button>
         </form>

@@ -3,6 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { api } from '../api/client.ts';
 import { useSignedIn } from '../api/session.ts';
 import type { Session } from '../api/types.ts';
+import { NewAccountFields } from '../components/account-fields.tsx';
 import { ErrorNote } from '../components/status.tsx';
 
 /** Self sign-up (DESIGN §10): the gateway answers 403 unless its operator opened it (TOLLGATE_SIGNUP=open). */
@@ -25,18 +26,7 @@ export function SignupPage() {
     <main id="main" className="narrow">
       <h1>Sign up</h1>
       <form onSubmit={(event) => void submit(event)}>
-        <label>
-          Name
-          <input name="name" autoComplete="name" required />
-        </label>
-        <label>
-          Email
-          <input name="email" type="email" autoComplete="email" required />
-        </label>
-        <label>
-          Password
-          <input name="password" type="password" autoComplete="new-password" required />
-        </label>
+        <NewAccountFields />
         <ErrorNote error={error} what="Sign-up failed" />
         <button type="submit">Create account</button>
       </form>

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { GatewayError } from '../../../core/errors.ts';
 import { parseOrThrow } from '../../../dialects/validation.ts';
 import type { AddedDocument, KnowledgeBaseSummary, KnowledgeDocumentSummary } from '../../../features/knowledge/knowledge.ts';
 import type { KnowledgeService } from '../../../features/knowledge/knowledge-service.ts';
@@ -47,6 +48,19 @@ const addedView = (added: AddedDocument) => ({
 });
 
 /**
+ * The service names the base `databaseId`, as SPEC's /v1/database/add body does; this door takes it as the path's `id`, so
+ * an error about it names `id`, the field the caller sent.
+ */
+async function namingPathId<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    if (error instanceof GatewayError && error.param === 'databaseId') throw new GatewayError(error.code, error.message, { param: 'id', codeA: error.codeA, cause: error });
+    throw error;
+  }
+}
+
+/**
  * GET/POST /api/v1/knowledge, GET/DELETE /api/v1/knowledge/:id, GET/POST /api/v1/knowledge/:id/documents: the signed-in user's
  * knowledge bases — the same service calls as SPEC's /v1/database/* (routes/knowledge.ts), scoped to the same owner.
  */
@@ -81,7 +95,7 @@ export function registerKnowledgeManagementRoutes(app: FastifyInstance, knowledg
     async (request) => {
       const params = parseOrThrow(baseParams, request.params);
       const body = parseOrThrow(documentBody, request.body ?? {});
-      const added = await knowledge.add(spendingCaller(request), { databaseId: params.id, title: body.title, text: body.text, format: body.format, useWalletBalance: body.useWalletBalance === true });
+      const added = await namingPathId(knowledge.add(spendingCaller(request), { databaseId: params.id, title: body.title, text: body.text, format: body.format, useWalletBalance: body.useWalletBalance === true }));
       return addedView(added);
     },
   );

@@ -1,9 +1,10 @@
-import { Link, Outlet } from '@tanstack/react-router';
+import { Outlet } from '@tanstack/react-router';
 import { useSession } from '../../api/session.ts';
+import { NavLinks, type NavLink } from '../nav-links.tsx';
 import { OPERATORS_ONLY } from '../status.tsx';
 
 /** The operator pages, in the order of the operator's navigation. */
-export const OPERATOR_LINKS = [
+export const OPERATOR_LINKS: readonly NavLink[] = [
   { to: '/console/admin/users', label: 'Users' },
   { to: '/console/admin/orgs', label: 'Orgs' },
   { to: '/console/admin/keys', label: 'Keys' },
@@ -12,7 +13,7 @@ export const OPERATOR_LINKS = [
   { to: '/console/admin/vouchers', label: 'Vouchers' },
   { to: '/console/admin/deliveries', label: 'Deliveries' },
   { to: '/console/admin/audit', label: 'Audit log' },
-] as const;
+];
 
 /**
  * The frame of every /console/admin page: the operator's navigation, then the page. Others are told the pages are for
@@ -33,17 +34,7 @@ export function OperatorLayout() {
   }
   return (
     <>
-      <nav aria-label="Operator" className="subnav">
-        <ul className="tabs">
-          {OPERATOR_LINKS.map((link) => (
-            <li key={link.to}>
-              <Link to={link.to} activeProps={{ 'aria-current': 'page' }}>
-                {link.label}
-              </Link>
-            </li>
-          ))}
-        </ul>
-      </nav>
+      <NavLinks label="Operator" links={OPERATOR_LINKS} className="subnav" listClassName="tabs" />
       <Outlet />
     </>
   );

@@ -1,12 +1,13 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient, type UseQueryResult } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { useState } from 'react';
 import { CAPABILITY_NAMES, type Assistant, type AssistantItem, type AssistantList } from '../../api/assistants.ts';
 import { api } from '../../api/client.ts';
 import { useMe } from '../../api/session.ts';
 import { AssistantForm, type AssistantFields } from '../../components/assistant-form.tsx';
+import { CodeExample } from '../../components/code-example.tsx';
 import { ConfirmButton } from '../../components/confirm-button.tsx';
-import { CopyButton } from '../../components/copy-button.tsx';
+import { DataTable } from '../../components/data-table.tsx';
 import { ErrorNote, Loading } from '../../components/status.tsx';
 
 const capabilityText = (mask: number): string => CAPABILITY_NAMES.filter(([bit]) => (mask & bit) !== 0).map(([, name]) => name).join(', ') || '—';
@@ -30,23 +31,17 @@ export function AssistantsPage() {
       ) : null}
       <section aria-labelledby="your-assistants">
         <h2 id="your-assistants">Your assistants</h2>
-        {assistants.isPending ? <Loading what="assistants" /> : null}
-        <ErrorNote error={assistants.error} what="Loading assistants" />
-        {assistants.data && assistants.data.data.length === 0 ? <EmptyState /> : null}
-        {assistants.data && assistants.data.data.length > 0 ? (
-          <AssistantsTable
-            items={assistants.data.data}
-            total={assistants.data.total}
-            onEdit={(id) => {
-              setSaved(null);
-              setEditing(id);
-            }}
-            onDeleted={(item) => {
-              if (editing === item.id) setEditing(null);
-              setSaved(`“${item.title}” was deleted.`);
-            }}
-          />
-        ) : null}
+        <AssistantsTable
+          assistants={assistants}
+          onEdit={(id) => {
+            setSaved(null);
+            setEditing(id);
+          }}
+          onDeleted={(item) => {
+            if (editing === item.id) setEditing(null);
+            setSaved(`“${item.title}” was deleted.`);
+          }}
+        />
       </section>
       {editing ? (
         <EditAssistant
@@ -70,13 +65,12 @@ function EmptyState() {
     <div className="empty">
       <p>No assistants yet. Make one below: a title, a model and an instruction are enough. It starts private; untick “Private” to list it in the public catalog.</p>
       <p>Then chat with it on its page, or from your code with an API key:</p>
-      <pre aria-label="curl example">{curl}</pre>
-      <CopyButton text={curl} label="Copy curl command" />
+      <CodeExample code={curl} />
     </div>
   );
 }
 
-function AssistantsTable({ items, total, onEdit, onDeleted }: { items: AssistantItem[]; total: number; onEdit: (id: string) => void; onDeleted: (item: AssistantItem) => void }) {
+function AssistantsTable({ assistants, onEdit, onDeleted }: { assistants: UseQueryResult<AssistantList>; onEdit: (id: string) => void; onDeleted: (item: AssistantItem) => void }) {
   const me = useMe();
   const client = useQueryClient();
   const remove = useMutation({
@@ -87,64 +81,63 @@ function AssistantsTable({ items, total, onEdit, onDeleted }: { items: Assistant
     },
   });
   const orgName = (id: string | null) => (id ? (me.data?.orgs.find((org) => org.id === id)?.name ?? id) : null);
+  const items = assistants.data?.data ?? [];
+  const total = assistants.data?.total ?? 0;
   return (
     <>
-      <div className="table-scroll">
-        <table>
-          <caption>
-            {total} {total === 1 ? 'assistant' : 'assistants'}
-            {total > items.length ? `, the newest ${items.length} shown` : ''}
-          </caption>
-          <thead>
-            <tr>
-              <th scope="col">Title</th>
-              <th scope="col">Page</th>
-              <th scope="col">Model</th>
-              <th scope="col">Access</th>
-              <th scope="col">Capabilities</th>
-              <th scope="col">Updated</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {items.map((item) => (
-              <tr key={item.id}>
-                <th scope="row">
-                  {item.title}
-                  {item.subtitle ? <div className="muted">{item.subtitle}</div> : null}
-                </th>
-                <td>
-                  <Link to="/a/$mention" params={{ mention: item.mention }} className="mono">
-                    /a/{item.mention}
-                  </Link>
-                </td>
-                <td className="mono">{item.modelId}</td>
-                <td>
-                  {item.access.isPrivate ? 'Private' : 'Public'}
-                  {item.access.orgId ? ` · ${orgName(item.access.orgId)}` : ''}
-                  {item.access.isFree ? '' : ` · ${item.access.installPrice} to install`}
-                </td>
-                <td>{capabilityText(item.capabilities)}</td>
-                <td>{item.updateDate.slice(0, 10)}</td>
-                <td>
-                  <div className="actions">
-                    <button type="button" onClick={() => onEdit(item.id)}>
-                      Edit {item.title}
-                    </button>
-                    <ConfirmButton
-                      label={`Delete ${item.title}`}
-                      title={`Delete the assistant “${item.title}”?`}
-                      message={`Its page /a/${item.mention} and its code stop working at once, for you, the API and any bot that uses it; its chats are forgotten. This cannot be undone.`}
-                      confirmLabel="Delete assistant"
-                      onConfirm={() => remove.mutate(item)}
-                    />
-                  </div>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        caption={`${total} ${total === 1 ? 'assistant' : 'assistants'}${total > items.length ? `, the newest ${items.length} shown` : ''}`}
+        what="assistants"
+        emptyInstead={<EmptyState />}
+        rows={items}
+        rowKey={(item) => item.id}
+        state={assistants}
+        columns={[
+          {
+            header: 'Title',
+            cell: (item) => (
+              <>
+                {item.title}
+                {item.subtitle ? <div className="muted">{item.subtitle}</div> : null}
+              </>
+            ),
+            rowHeader: true,
+          },
+          {
+            header: 'Page',
+            cell: (item) => (
+              <Link to="/a/$mention" params={{ mention: item.mention }} className="mono">
+                /a/{item.mention}
+              </Link>
+            ),
+          },
+          { header: 'Model', cell: (item) => <span className="mono">{item.modelId}</span> },
+          {
+            header: 'Access',
+            cell: (item) =>
+              `${item.access.isPrivate ? 'Private' : 'Public'}${item.access.orgId ? ` · ${orgName(item.access.orgId)}` : ''}${item.access.isFree ? '' : ` · ${item.access.installPrice} to install`}`,
+          },
+          { header: 'Capabilities', cell: (item) => capabilityText(item.capabilities) },
+          { header: 'Updated', cell: (item) => item.updateDate.slice(0, 10) },
+          {
+            header: 'Actions',
+            cell: (item) => (
+              <div className="actions">
+                <button type="button" onClick={() => onEdit(item.id)}>
+                  Edit {item.title}
+                </button>
+                <ConfirmButton
+                  label={`Delete ${item.title}`}
+                  title={`Delete the assistant “${item.title}”?`}
+                  message={`Its page /a/${item.mention} and its code stop working at once, for you, the API and any bot that uses it; its chats are forgotten. This cannot be undone.`}
+                  confirmLabel="Delete assistant"
+                  onConfirm={() => remove.mutate(item)}
+                />
+              </div>
+            ),
+          },
+        ]}
+      />
       <ErrorNote error={remove.error} what="Deleting failed" />
     </>
   );

@@ -3,7 +3,10 @@ import { useState, type FormEvent } from 'react';
 import { api, query } from '../../api/client.ts';
 import { useMe } from '../../api/session.ts';
 import type { LedgerEntry, List, Payment, PaymentOptions } from '../../api/types.ts';
-import { ErrorNote, Loading } from '../../components/status.tsx';
+import { AccountSelect } from '../../components/account-select.tsx';
+import { DataTable } from '../../components/data-table.tsx';
+import { LabelledInput } from '../../components/labelled-field.tsx';
+import { ErrorNote } from '../../components/status.tsx';
 import { shortTime } from '../../lib/dates.ts';
 import { toMicros } from '../../lib/money.ts';
 import { AutoRechargeSection } from './billing-auto-recharge.tsx';
@@ -18,79 +21,41 @@ export function BillingPage() {
       <h1>Billing</h1>
       <section aria-labelledby="balances">
         <h2 id="balances">Balances</h2>
-        {me.isPending ? <Loading what="balances" /> : null}
-        <ErrorNote error={me.error} what="Loading balances" />
-        {me.data ? (
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Account</th>
-                <th scope="col">Balance</th>
-              </tr>
-            </thead>
-            <tbody>
-              <tr>
-                <th scope="row">You</th>
-                <td className="number">{me.data.balance}</td>
-              </tr>
-              {me.data.orgs.map((org) => (
-                <tr key={org.id}>
-                  <th scope="row">{org.name}</th>
-                  <td className="number">{org.balance}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        ) : null}
+        <DataTable
+          caption="The balance of each account"
+          what="balances"
+          empty="No accounts."
+          rows={me.data ? [{ id: '', name: 'You', balance: me.data.balance }, ...me.data.orgs] : []}
+          rowKey={(account) => account.id}
+          state={me}
+          columns={[
+            { header: 'Account', cell: (account) => account.name, rowHeader: true },
+            { header: 'Balance', cell: (account) => account.balance, numeric: true },
+          ]}
+        />
       </section>
       <CardTopUp />
       <AutoRechargeIfEnabled />
       <RedeemVoucher />
       <section aria-labelledby="ledger">
         <h2 id="ledger">Ledger</h2>
-        <label className="inline">
-          Account
-          <select value={account} onChange={(event) => setAccount(event.target.value)}>
-            <option value="">You</option>
-            {me.data?.orgs.map((org) => (
-              <option key={org.id} value={org.id}>
-                {org.name}
-              </option>
-            ))}
-          </select>
-        </label>
-        {ledger.isPending ? <Loading what="the ledger" /> : null}
-        <ErrorNote error={ledger.error} what="Loading the ledger" />
-        {ledger.data && ledger.data.data.length === 0 ? <p className="empty">No entries yet: charges, credits and vouchers appear here.</p> : null}
-        {ledger.data && ledger.data.data.length > 0 ? (
-          <div className="table-scroll">
-            <table>
-              <caption>The latest {ledger.data.data.length} entries</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Time (UTC)</th>
-                  <th scope="col">Kind</th>
-                  <th scope="col">Amount</th>
-                  <th scope="col">Balance after</th>
-                  <th scope="col">Model</th>
-                  <th scope="col">Note</th>
-                </tr>
-              </thead>
-              <tbody>
-                {ledger.data.data.map((entry) => (
-                  <tr key={entry.id}>
-                    <td>{shortTime(entry.at)}</td>
-                    <td>{entry.kind}</td>
-                    <td className="number">{entry.amount}</td>
-                    <td className="number">{entry.balanceAfter}</td>
-                    <td>{entry.model ?? '—'}</td>
-                    <td>{entry.note ?? ''}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        ) : null}
+        <AccountSelect label="Account" self="You" value={account} onChange={(event) => setAccount(event.target.value)} />
+        <DataTable
+          caption={ledger.data ? `The latest ${ledger.data.data.length} entries` : 'The latest entries'}
+          what="the ledger"
+          empty="No entries yet: charges, credits and vouchers appear here."
+          rows={ledger.data?.data ?? []}
+          rowKey={(entry) => entry.id}
+          state={ledger}
+          columns={[
+            { header: 'Time (UTC)', cell: (entry) => shortTime(entry.at) },
+            { header: 'Kind', cell: (entry) => entry.kind },
+            { header: 'Amount', cell: (entry) => entry.amount, numeric: true },
+            { header: 'Balance after', cell: (entry) => entry.balanceAfter, numeric: true },
+            { header: 'Model', cell: (entry) => entry.model ?? '—' },
+            { header: 'Note', cell: (entry) => entry.note ?? '' },
+          ]}
+        />
       </section>
       <CardPayments account={account} />
     </>
@@ -112,7 +77,6 @@ function CheckoutReturn() {
 
 /** "Top up by card": shown only when the gateway has card payments on; sends the browser to the Checkout page the API made. */
 function CardTopUp() {
-  const me = useMe();
   const options = useQuery(paymentOptionsQuery);
   const [error, setError] = useState<unknown>(null);
   const checkout = useMutation({
@@ -138,23 +102,8 @@ function CardTopUp() {
       <h2 id="top-up">Top up by card</h2>
       <CheckoutReturn />
       <form onSubmit={submit} className="row" noValidate>
-        <label>
-          Amount ({currency.toUpperCase()})
-          <input name="amount" inputMode="decimal" autoComplete="off" required placeholder={min} aria-describedby="top-up-bounds" />
-        </label>
-        <label>
-          Credit to
-          <select name="orgId" defaultValue="">
-            <option value="">You</option>
-            {me.data?.orgs
-              .filter((org) => org.role !== 'member')
-              .map((org) => (
-                <option key={org.id} value={org.id}>
-                  {org.name}
-                </option>
-              ))}
-          </select>
-        </label>
+        <LabelledInput label={`Amount (${currency.toUpperCase()})`} name="amount" inputMode="decimal" autoComplete="off" required placeholder={min} aria-describedby="top-up-bounds" />
+        <AccountSelect label="Credit to" self="You" managedOnly name="orgId" defaultValue="" />
         <button type="submit" disabled={checkout.isPending || checkout.isSuccess}>
           Pay by card
         </button>
@@ -187,46 +136,27 @@ function CardPayments({ account }: { account: string }) {
   return (
     <section aria-labelledby="payments">
       <h2 id="payments">Card payments</h2>
-      {payments.isPending ? <Loading what="card payments" /> : null}
-      <ErrorNote error={payments.error} what="Loading card payments" />
-      {payments.data && payments.data.data.length === 0 ? <p className="empty">No card payments for this account yet.</p> : null}
-      {payments.data && payments.data.data.length > 0 ? (
-        <div className="table-scroll">
-          <table>
-            <caption>Card payments of the account chosen above, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Started (UTC)</th>
-                <th scope="col">Kind</th>
-                <th scope="col">Amount</th>
-                <th scope="col">Status</th>
-                <th scope="col">Paid (UTC)</th>
-                <th scope="col">Refunded (smallest unit)</th>
-              </tr>
-            </thead>
-            <tbody>
-              {payments.data.data.map((payment) => (
-                <tr key={payment.id}>
-                  <td>{shortTime(payment.createdAt)}</td>
-                  <td>{payment.kind === 'auto_recharge' ? 'auto-recharge' : 'top-up'}</td>
-                  <td className="number">
-                    {payment.amount} {payment.currency.toUpperCase()}
-                  </td>
-                  <td>{payment.lostDispute ? 'disputed (debited)' : payment.status === 'failed' ? `failed: ${payment.failure ?? 'declined'}` : payment.status}</td>
-                  <td>{payment.paidAt ? shortTime(payment.paidAt) : '—'}</td>
-                  <td className="number">{payment.refundedMinor > 0 ? payment.refundedMinor : '—'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      ) : null}
+      <DataTable
+        caption="Card payments of the account chosen above, newest first"
+        what="card payments"
+        empty="No card payments for this account yet."
+        rows={payments.data?.data ?? []}
+        rowKey={(payment) => payment.id}
+        state={payments}
+        columns={[
+          { header: 'Started (UTC)', cell: (payment) => shortTime(payment.createdAt) },
+          { header: 'Kind', cell: (payment) => (payment.kind === 'auto_recharge' ? 'auto-recharge' : 'top-up') },
+          { header: 'Amount', cell: (payment) => `${payment.amount} ${payment.currency.toUpperCase()}`, numeric: true },
+          { header: 'Status', cell: (payment) => (payment.lostDispute ? 'disputed (debited)' : payment.status === 'failed' ? `failed: ${payment.failure ?? 'declined'}` : payment.status) },
+          { header: 'Paid (UTC)', cell: (payment) => (payment.paidAt ? shortTime(payment.paidAt) : '—') },
+          { header: 'Refunded (smallest unit)', cell: (payment) => (payment.refundedMinor > 0 ? payment.refundedMinor : '—'), numeric: true },
+        ]}
+      />
     </section>
   );
 }
 
 function RedeemVoucher() {
-  const me = useMe();
   const client = useQueryClient();
   const redeem = useMutation({
     mutationFn: (body: { code: string; orgId?: string }) => api<{ balance: string; amount: string }>('POST', '/api/v1/vouchers/redeem', body),
@@ -242,23 +172,8 @@ function RedeemVoucher() {
     <section aria-labelledby="redeem">
       <h2 id="redeem">Redeem a voucher</h2>
       <form onSubmit={submit} className="row">
-        <label>
-          Voucher code
-          <input name="code" required autoComplete="off" />
-        </label>
-        <label>
-          Credit to
-          <select name="orgId" defaultValue="">
-            <option value="">You</option>
-            {me.data?.orgs
-              .filter((org) => org.role !== 'member')
-              .map((org) => (
-                <option key={org.id} value={org.id}>
-                  {org.name}
-                </option>
-              ))}
-          </select>
-        </label>
+        <LabelledInput label="Voucher code" name="code" required autoComplete="off" />
+        <AccountSelect label="Credit to" self="You" managedOnly name="orgId" defaultValue="" />
         <button type="submit" disabled={redeem.isPending}>
           Redeem
         </button>

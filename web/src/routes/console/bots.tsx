@@ -1,10 +1,12 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api } from '../../api/client.ts';
-import { useMe } from '../../api/session.ts';
 import type { Bot, CreatedBot, List } from '../../api/types.ts';
+import { AccountSelect } from '../../components/account-select.tsx';
 import { ConfirmButton } from '../../components/confirm-button.tsx';
-import { CopyButton } from '../../components/copy-button.tsx';
+import { Facts } from '../../components/facts.tsx';
+import { LabelledInput } from '../../components/labelled-field.tsx';
+import { SecretOnce } from '../../components/secret-once.tsx';
 import { ErrorNote, Loading } from '../../components/status.tsx';
 
 /** /console/bots: bot integrations (SPEC 4.1): an assistant answering a chat service; token shown once; webhook URL. */
@@ -15,18 +17,14 @@ export function BotsPage() {
     <>
       <h1>Bots</h1>
       {created ? (
-        <section aria-labelledby="new-bot" className="notice">
-          <h2 id="new-bot">Bot “{created.name}” created</h2>
-          <p>Its token authenticates your chat service to /api/bot. Copy it now: it is shown only this once.</p>
-          <label>
-            Bot token
-            <input readOnly value={created.token} className="mono" />
-          </label>
-          <CopyButton text={created.token} label="Copy token" />
-          <button type="button" onClick={() => setCreated(null)}>
-            I have copied it
-          </button>
-        </section>
+        <SecretOnce
+          heading={`Bot “${created.name}” created`}
+          note="Its token authenticates your chat service to /api/bot. Copy it now: it is shown only this once."
+          label="Bot token"
+          secret={created.token}
+          copyLabel="Copy token"
+          onDone={() => setCreated(null)}
+        />
       ) : null}
       <CreateBot onCreated={setCreated} />
       <section aria-labelledby="your-bots">
@@ -41,7 +39,6 @@ export function BotsPage() {
 }
 
 function CreateBot({ onCreated }: { onCreated: (bot: CreatedBot) => void }) {
-  const me = useMe();
   const client = useQueryClient();
   const create = useMutation({
     mutationFn: (body: unknown) => api<CreatedBot>('POST', '/api/v1/bots', body),
@@ -61,25 +58,9 @@ function CreateBot({ onCreated }: { onCreated: (bot: CreatedBot) => void }) {
       <h2 id="create-bot">Create a bot</h2>
       <form onSubmit={submit}>
         <div className="row">
-          <label>
-            Bot name
-            <input name="name" required />
-          </label>
-          <label>
-            Assistant id
-            <input name="assistantId" required placeholder="asst_…" />
-          </label>
-          <label>
-            Paid by
-            <select name="orgId" defaultValue="">
-              <option value="">Me</option>
-              {me.data?.orgs.map((org) => (
-                <option key={org.id} value={org.id}>
-                  {org.name}
-                </option>
-              ))}
-            </select>
-          </label>
+          <LabelledInput label="Bot name" name="name" required />
+          <LabelledInput label="Assistant id" name="assistantId" required placeholder="asst_…" />
+          <AccountSelect label="Paid by" self="Me" name="orgId" defaultValue="" />
         </div>
         <label>
           Webhook URL <span className="muted">(where replies are delivered; optional)</span>
@@ -109,21 +90,14 @@ function BotCard({ bot }: { bot: Bot }) {
   return (
     <article className="card" aria-labelledby={`bot-${bot.id}`}>
       <h3 id={`bot-${bot.id}`}>{bot.name}</h3>
-      <dl className="details">
-        <div>
-          <dt>Bot id</dt>
-          <dd className="mono">{bot.id}</dd>
-        </div>
-        <div>
-          <dt>Assistant</dt>
-          <dd className="mono">{bot.assistantId}</dd>
-        </div>
-      </dl>
+      <Facts
+        facts={[
+          ['Bot id', <span className="mono">{bot.id}</span>],
+          ['Assistant', <span className="mono">{bot.assistantId}</span>],
+        ]}
+      />
       <form onSubmit={submit} className="row">
-        <label>
-          Webhook URL of {bot.name}
-          <input name="webhookUrl" type="url" defaultValue={bot.webhookUrl ?? ''} />
-        </label>
+        <LabelledInput label={`Webhook URL of ${bot.name}`} name="webhookUrl" type="url" defaultValue={bot.webhookUrl ?? ''} />
         <button type="submit" disabled={update.isPending}>
           Save webhook URL
         </button>

@@ -1,11 +1,19 @@
-import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { api, query } from '../../api/client.ts';
+import { api } from '../../api/client.ts';
+import { usePagedList } from '../../api/paged-list.ts';
 import type { AddedKnowledgeDocument, KnowledgeBase, KnowledgeDocument, List } from '../../api/types.ts';
+import { CodeExample } from '../../components/code-example.tsx';
 import { ConfirmButton } from '../../components/confirm-button.tsx';
-import { CopyButton } from '../../components/copy-button.tsx';
-import { ErrorNote, Loading } from '../../components/status.tsx';
+import { DataTable } from '../../components/data-table.tsx';
+import { LabelledInput, LabelledSelect } from '../../components/labelled-field.tsx';
+import { ErrorNote } from '../../components/status.tsx';
 import { shortTime } from '../../lib/dates.ts';
+
+const FORMATS = [
+  { value: 'text', label: 'Plain text' },
+  { value: 'markdown', label: 'Markdown' },
+];
 
 const count = (value: number): string => value.toLocaleString('en');
 
@@ -16,13 +24,7 @@ const count = (value: number): string => value.toLocaleString('en');
 export function KnowledgePage() {
   const [openId, setOpenId] = useState<string | null>(null);
   const [deleted, setDeleted] = useState<string | null>(null);
-  const bases = useInfiniteQuery({
-    queryKey: ['knowledge'],
-    initialPageParam: undefined as string | undefined,
-    queryFn: ({ pageParam }) => api<List<KnowledgeBase>>('GET', `/api/v1/knowledge${query({ limit: 50, cursor: pageParam })}`),
-    getNextPageParam: (page) => page.next_cursor ?? undefined,
-  });
-  const rows = bases.data?.pages.flatMap((page) => page.data) ?? [];
+  const { rows, pages } = usePagedList<KnowledgeBase>(['knowledge'], '/api/v1/knowledge', { limit: 50 });
   const open = rows.find((base) => base.id === openId);
   return (
     <>
@@ -39,26 +41,38 @@ export function KnowledgePage() {
       />
       <section aria-labelledby="your-bases">
         <h2 id="your-bases">Your knowledge bases</h2>
-        {bases.isPending ? <Loading what="knowledge bases" /> : null}
-        <ErrorNote error={bases.error} what="Loading knowledge bases" />
         {deleted ? <p role="status">Deleted “{deleted}”.</p> : null}
-        {bases.data && rows.length === 0 ? <NoBasesYet /> : null}
-        {rows.length > 0 ? (
-          <BasesTable
-            rows={rows}
-            openId={openId}
-            onOpen={setOpenId}
-            onDeleted={(base) => {
-              setDeleted(base.title);
-              if (base.id === openId) setOpenId(null);
-            }}
-          />
-        ) : null}
-        {bases.hasNextPage ? (
-          <button type="button" onClick={() => void bases.fetchNextPage()} disabled={bases.isFetchingNextPage}>
-            Load more
-          </button>
-        ) : null}
+        <DataTable
+          caption={`${rows.length === 1 ? '1 knowledge base' : `${rows.length} knowledge bases`}, newest first`}
+          what="knowledge bases"
+          emptyInstead={<NoBasesYet />}
+          rows={rows}
+          rowKey={(base) => base.id}
+          state={pages}
+          more={pages}
+          columns={[
+            { header: 'Title', cell: (base) => base.title, rowHeader: true },
+            { header: 'Id', cell: (base) => <span className="mono">{base.id}</span> },
+            { header: 'Documents', cell: (base) => count(base.documents), numeric: true },
+            { header: 'Chunks', cell: (base) => count(base.chunks), numeric: true },
+            { header: 'Size (characters)', cell: (base) => count(base.characters), numeric: true },
+            { header: 'Created (UTC)', cell: (base) => shortTime(base.createdAt) },
+            {
+              header: 'Actions',
+              cell: (base) => (
+                <BaseActions
+                  base={base}
+                  isOpen={base.id === openId}
+                  onOpen={setOpenId}
+                  onDeleted={() => {
+                    setDeleted(base.title);
+                    if (base.id === openId) setOpenId(null);
+                  }}
+                />
+              ),
+            },
+          ]}
+        />
       </section>
       {open ? <BaseDetails base={open} onClose={() => setOpenId(null)} /> : null}
     </>
@@ -83,10 +97,7 @@ function CreateBase({ onCreated }: { onCreated: (base: KnowledgeBase) => void })
     <section aria-labelledby="create-base">
       <h2 id="create-base">Create a knowledge base</h2>
       <form onSubmit={submit} className="row">
-        <label>
-          Knowledge base title
-          <input name="title" required maxLength={200} />
-        </label>
+        <LabelledInput label="Knowledge base title" name="title" required maxLength={200} />
         <button type="submit" disabled={create.isPending}>
           Create knowledge base
         </button>
@@ -96,67 +107,33 @@ function CreateBase({ onCreated }: { onCreated: (base: KnowledgeBase) => void })
   );
 }
 
-function BasesTable({ rows, openId, onOpen, onDeleted }: { rows: readonly KnowledgeBase[]; openId: string | null; onOpen: (id: string) => void; onDeleted: (base: KnowledgeBase) => void }) {
-  return (
-    <div className="table-scroll">
-      <table>
-        <caption>{rows.length === 1 ? '1 knowledge base' : `${rows.length} knowledge bases`}, newest first</caption>
-        <thead>
-          <tr>
-            <th scope="col">Title</th>
-            <th scope="col">Id</th>
-            <th scope="col">Documents</th>
-            <th scope="col">Chunks</th>
-            <th scope="col">Size (characters)</th>
-            <th scope="col">Created (UTC)</th>
-            <th scope="col">Actions</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((base) => (
-            <BaseRow key={base.id} base={base} isOpen={base.id === openId} onOpen={onOpen} onDeleted={onDeleted} />
-          ))}
-        </tbody>
-      </table>
-    </div>
-  );
-}
-
-function BaseRow({ base, isOpen, onOpen, onDeleted }: { base: KnowledgeBase; isOpen: boolean; onOpen: (id: string) => void; onDeleted: (base: KnowledgeBase) => void }) {
+function BaseActions({ base, isOpen, onOpen, onDeleted }: { base: KnowledgeBase; isOpen: boolean; onOpen: (id: string) => void; onDeleted: () => void }) {
   const client = useQueryClient();
   const remove = useMutation({
     mutationFn: () => api('DELETE', `/api/v1/knowledge/${encodeURIComponent(base.id)}`),
     onSuccess: async () => {
-      onDeleted(base);
+      onDeleted();
       await client.invalidateQueries({ queryKey: ['knowledge'] });
     },
   });
   return (
-    <tr>
-      <th scope="row">{base.title}</th>
-      <td className="mono">{base.id}</td>
-      <td className="number">{count(base.documents)}</td>
-      <td className="number">{count(base.chunks)}</td>
-      <td className="number">{count(base.characters)}</td>
-      <td>{shortTime(base.createdAt)}</td>
-      <td>
-        <div className="actions">
-          <button type="button" onClick={() => onOpen(base.id)} aria-label={`Open ${base.title}`} aria-pressed={isOpen}>
-            Open
-          </button>
-          <ConfirmButton
-            label="Delete"
-            title={`Delete the knowledge base “${base.title}”?`}
-            message={`Its ${base.documents === 1 ? 'document' : `${count(base.documents)} documents`} and their chunks are deleted for good; assistants linked to it stop finding them.`}
-            confirmLabel="Delete knowledge base"
-            onConfirm={() => remove.mutate()}
-            disabled={remove.isPending}
-            ariaLabel={`Delete ${base.title}`}
-          />
-        </div>
-        <ErrorNote error={remove.error} what="Deleting failed" />
-      </td>
-    </tr>
+    <>
+      <div className="actions">
+        <button type="button" onClick={() => onOpen(base.id)} aria-label={`Open ${base.title}`} aria-pressed={isOpen}>
+          Open
+        </button>
+        <ConfirmButton
+          label="Delete"
+          title={`Delete the knowledge base “${base.title}”?`}
+          message={`Its ${base.documents === 1 ? 'document' : `${count(base.documents)} documents`} and their chunks are deleted for good; assistants linked to it stop finding them.`}
+          confirmLabel="Delete knowledge base"
+          onConfirm={() => remove.mutate()}
+          disabled={remove.isPending}
+          ariaLabel={`Delete ${base.title}`}
+        />
+      </div>
+      <ErrorNote error={remove.error} what="Deleting failed" />
+    </>
   );
 }
 
@@ -172,43 +149,25 @@ function BaseDetails({ base, onClose }: { base: KnowledgeBase; onClose: () => vo
         Link it to an assistant with <code className="mono">{`"database": {"id": "${base.id}", "requestFrequency": "always", "chunks": 3}`}</code>.
       </p>
       <h3>Documents</h3>
-      {documents.isPending ? <Loading what="documents" /> : null}
-      <ErrorNote error={documents.error} what="Loading documents" />
-      {documents.data && documents.data.data.length === 0 ? <p className="empty">No documents yet. Add one below: plain text or Markdown (cut at its headings).</p> : null}
-      {documents.data && documents.data.data.length > 0 ? <DocumentsTable rows={documents.data.data} /> : null}
+      <DataTable
+        caption="Documents, oldest first"
+        what="documents"
+        empty="No documents yet. Add one below: plain text or Markdown (cut at its headings)."
+        rows={documents.data?.data ?? []}
+        rowKey={(document) => document.id}
+        state={documents}
+        columns={[
+          { header: 'Title', cell: (document) => document.title, rowHeader: true },
+          { header: 'Size (characters)', cell: (document) => count(document.characters), numeric: true },
+          { header: 'Chunks', cell: (document) => count(document.chunks), numeric: true },
+          { header: 'Added (UTC)', cell: (document) => shortTime(document.createdAt) },
+        ]}
+      />
       <AddDocument base={base} />
       <button type="button" onClick={onClose}>
         Close {base.title}
       </button>
     </section>
-  );
-}
-
-function DocumentsTable({ rows }: { rows: readonly KnowledgeDocument[] }) {
-  return (
-    <div className="table-scroll">
-      <table>
-        <caption>Documents, oldest first</caption>
-        <thead>
-          <tr>
-            <th scope="col">Title</th>
-            <th scope="col">Size (characters)</th>
-            <th scope="col">Chunks</th>
-            <th scope="col">Added (UTC)</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((document) => (
-            <tr key={document.id}>
-              <th scope="row">{document.title}</th>
-              <td className="number">{count(document.characters)}</td>
-              <td className="number">{count(document.chunks)}</td>
-              <td>{shortTime(document.createdAt)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
   );
 }
 
@@ -228,17 +187,8 @@ function AddDocument({ base }: { base: KnowledgeBase }) {
     <form onSubmit={submit} aria-labelledby="add-document">
       <h3 id="add-document">Add a document to {base.title}</h3>
       <div className="row">
-        <label>
-          Document title
-          <input name="title" required maxLength={200} />
-        </label>
-        <label>
-          Format
-          <select name="format" defaultValue="text">
-            <option value="text">Plain text</option>
-            <option value="markdown">Markdown</option>
-          </select>
-        </label>
+        <LabelledInput label="Document title" name="title" required maxLength={200} />
+        <LabelledSelect label="Format" name="format" defaultValue="text" choices={FORMATS} />
       </div>
       <label>
         Text
@@ -269,8 +219,7 @@ function NoBasesYet() {
         <strong>No knowledge bases yet.</strong> Create one above, add documents to it, then link it to an assistant (its <code className="mono">database</code> field) so the
         assistant answers from them. Scripts do the same with an API key:
       </p>
-      <pre aria-label="curl example">{curl}</pre>
-      <CopyButton text={curl} label="Copy curl command" />
+      <CodeExample code={curl} />
     </div>
   );
 }

@@ -1,12 +1,18 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Link, useParams } from '@tanstack/react-router';
+import { useParams } from '@tanstack/react-router';
 import { type FormEvent } from 'react';
 import { api } from '../../api/client.ts';
 import type { CreatedInvitation, Invitation, List, Org, OrgMember, OrgRole } from '../../api/types.ts';
 import { ConfirmButton } from '../../components/confirm-button.tsx';
 import { CopyButton } from '../../components/copy-button.tsx';
+import { DataTable } from '../../components/data-table.tsx';
+import { LabelledInput, LabelledSelect } from '../../components/labelled-field.tsx';
+import { NavLinks } from '../../components/nav-links.tsx';
 import { ErrorNote, Loading } from '../../components/status.tsx';
 import { shortTime } from '../../lib/dates.ts';
+
+/** The roles, from the most rights to the fewest. */
+const ROLES: readonly OrgRole[] = ['owner', 'admin', 'member'];
 
 export const useOrg = (id: string) => useQuery({ queryKey: ['org', id], queryFn: () => api<Org>('GET', `/api/v1/orgs/${encodeURIComponent(id)}`) });
 
@@ -15,20 +21,14 @@ export function OrgTabs({ org, id }: { org: Org | undefined; id: string }) {
   return (
     <>
       <h1>{org?.name ?? 'Organisation'}</h1>
-      <nav aria-label="Organisation">
-        <ul className="tabs">
-          <li>
-            <Link to="/console/orgs/$id" params={{ id }} activeOptions={{ exact: true }} activeProps={{ 'aria-current': 'page' }}>
-              Members
-            </Link>
-          </li>
-          <li>
-            <Link to="/console/orgs/$id/api" params={{ id }} activeProps={{ 'aria-current': 'page' }}>
-              API
-            </Link>
-          </li>
-        </ul>
-      </nav>
+      <NavLinks
+        label="Organisation"
+        listClassName="tabs"
+        links={[
+          { to: '/console/orgs/$id', params: { id }, label: 'Members', exact: true },
+          { to: '/console/orgs/$id/api', params: { id }, label: 'API' },
+        ]}
+      />
     </>
   );
 }
@@ -50,23 +50,19 @@ export function OrgPage() {
           </p>
           <section aria-labelledby="members">
             <h2 id="members">Members</h2>
-            <div className="table-scroll">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Email</th>
-                    <th scope="col">Role</th>
-                    <th scope="col">Actions</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {org.data.members.map((member) => (
-                    <MemberRow key={member.id} orgId={id} member={member} manages={manages} />
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable
+              caption={org.data.members.length === 1 ? '1 member' : `${org.data.members.length} members`}
+              what="members"
+              empty="No members."
+              rows={org.data.members}
+              rowKey={(member) => member.id}
+              columns={[
+                { header: 'Name', cell: (member) => member.name, rowHeader: true },
+                { header: 'Email', cell: (member) => member.email ?? '—' },
+                { header: 'Role', cell: (member) => <RoleSelect orgId={id} member={member} manages={manages} /> },
+                { header: 'Actions', cell: (member) => <RemoveMember orgId={id} member={member} manages={manages} /> },
+              ]}
+            />
           </section>
           {manages ? <Invitations orgId={id} /> : null}
         </>
@@ -75,40 +71,54 @@ export function OrgPage() {
   );
 }
 
-function MemberRow({ orgId, member, manages }: { orgId: string; member: OrgMember; manages: boolean }) {
+const memberPath = (orgId: string, member: OrgMember) => `/api/v1/orgs/${encodeURIComponent(orgId)}/members/${encodeURIComponent(member.id)}`;
+
+/** After a member changes, the org and the user's own account list (their role, their orgs) are read again. */
+function useMemberChange<T>(orgId: string, change: (input: T) => Promise<unknown>) {
   const client = useQueryClient();
-  const path = `/api/v1/orgs/${encodeURIComponent(orgId)}/members/${encodeURIComponent(member.id)}`;
-  const refresh = () => Promise.all([client.invalidateQueries({ queryKey: ['org', orgId] }), client.invalidateQueries({ queryKey: ['me'] })]);
-  const role = useMutation({ mutationFn: (next: OrgRole) => api('PATCH', path, { role: next }), onSuccess: refresh });
-  const remove = useMutation({ mutationFn: () => api('DELETE', path), onSuccess: refresh });
+  return useMutation({ mutationFn: change, onSuccess: () => Promise.all([client.invalidateQueries({ queryKey: ['org', orgId] }), client.invalidateQueries({ queryKey: ['me'] })]) });
+}
+
+interface MemberProps {
+  orgId: string;
+  member: OrgMember;
+  manages: boolean;
+}
+
+function RoleSelect({ orgId, member, manages }: MemberProps) {
+  const role = useMemberChange(orgId, (next: OrgRole) => api('PATCH', memberPath(orgId, member), { role: next }));
+  return (
+    <>
+      <label className="sr-only" htmlFor={`role-${member.id}`}>
+        Role of {member.email ?? member.name}
+      </label>
+      <select id={`role-${member.id}`} value={member.role} disabled={!manages || role.isPending} onChange={(event) => role.mutate(event.target.value as OrgRole)}>
+        {ROLES.map((value) => (
+          <option key={value} value={value}>
+            {value}
+          </option>
+        ))}
+      </select>
+      <ErrorNote error={role.error} what="Changing the role failed" />
+    </>
+  );
+}
+
+function RemoveMember({ orgId, member, manages }: MemberProps) {
+  const remove = useMemberChange(orgId, () => api('DELETE', memberPath(orgId, member)));
   const who = member.email ?? member.name;
   return (
-    <tr>
-      <th scope="row">{member.name}</th>
-      <td>{member.email ?? '—'}</td>
-      <td>
-        <label className="sr-only" htmlFor={`role-${member.id}`}>
-          Role of {who}
-        </label>
-        <select id={`role-${member.id}`} value={member.role} disabled={!manages || role.isPending} onChange={(event) => role.mutate(event.target.value as OrgRole)}>
-          <option value="owner">owner</option>
-          <option value="admin">admin</option>
-          <option value="member">member</option>
-        </select>
-        <ErrorNote error={role.error} what="Changing the role failed" />
-      </td>
-      <td>
-        <ConfirmButton
-          label={`Remove ${who}`}
-          title={`Remove ${who} from the organisation?`}
-          message="Their keys and bots for this organisation stop working at once."
-          confirmLabel="Remove member"
-          disabled={!manages}
-          onConfirm={() => remove.mutate()}
-        />
-        <ErrorNote error={remove.error} what="Removing failed" />
-      </td>
-    </tr>
+    <>
+      <ConfirmButton
+        label={`Remove ${who}`}
+        title={`Remove ${who} from the organisation?`}
+        message="Their keys and bots for this organisation stop working at once."
+        confirmLabel="Remove member"
+        disabled={!manages}
+        onConfirm={() => remove.mutate(undefined)}
+      />
+      <ErrorNote error={remove.error} what="Removing failed" />
+    </>
   );
 }
 
@@ -127,18 +137,8 @@ function Invitations({ orgId }: { orgId: string }) {
     <section aria-labelledby="invitations">
       <h2 id="invitations">Invitations</h2>
       <form onSubmit={submit} className="row">
-        <label>
-          Email to invite
-          <input name="email" type="email" required />
-        </label>
-        <label>
-          Invited role
-          <select name="role" defaultValue="member">
-            <option value="member">member</option>
-            <option value="admin">admin</option>
-            <option value="owner">owner</option>
-          </select>
-        </label>
+        <LabelledInput label="Email to invite" name="email" type="email" required />
+        <LabelledSelect label="Invited role" name="role" defaultValue="member" choices={[...ROLES].reverse().map((value) => ({ value, label: value }))} />
         <button type="submit" disabled={invite.isPending}>
           Invite
         </button>
@@ -151,38 +151,28 @@ function Invitations({ orgId }: { orgId: string }) {
           <CopyButton text={invite.data.url} label="Copy invitation link" />
         </div>
       ) : null}
-      <ErrorNote error={list.error} what="Loading invitations" />
       <ErrorNote error={revoke.error} what="Revoking the invitation failed" />
-      {list.data && list.data.data.length > 0 ? (
-        <div className="table-scroll">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Role</th>
-                <th scope="col">Status</th>
-                <th scope="col">Expires</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.data.map((invitation) => (
-                <tr key={invitation.id}>
-                  <th scope="row">{invitation.email}</th>
-                  <td>{invitation.role}</td>
-                  <td>{invitation.status}</td>
-                  <td>{shortTime(invitation.expiresAt)}</td>
-                  <td>
-                    {invitation.status === 'pending' ? (
-                      <ConfirmButton label={`Revoke invitation of ${invitation.email}`} title="Revoke this invitation?" message="Its link stops working." confirmLabel="Revoke invitation" onConfirm={() => revoke.mutate(invitation.id)} />
-                    ) : null}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      ) : null}
+      <DataTable
+        caption="Invitations, with their links' state"
+        what="invitations"
+        empty="No invitations yet."
+        rows={list.data?.data ?? []}
+        rowKey={(invitation) => invitation.id}
+        state={list}
+        columns={[
+          { header: 'Email', cell: (invitation) => invitation.email, rowHeader: true },
+          { header: 'Role', cell: (invitation) => invitation.role },
+          { header: 'Status', cell: (invitation) => invitation.status },
+          { header: 'Expires', cell: (invitation) => shortTime(invitation.expiresAt) },
+          {
+            header: 'Actions',
+            cell: (invitation) =>
+              invitation.status === 'pending' ? (
+                <ConfirmButton label={`Revoke invitation of ${invitation.email}`} title="Revoke this invitation?" message="Its link stops working." confirmLabel="Revoke invitation" onConfirm={() => revoke.mutate(invitation.id)} />
+              ) : null,
+          },
+        ]}
+      />
     </section>
   );
 }

@@ -69,19 +69,11 @@ export function OverviewPage() {
       </section>
       <section aria-labelledby="recent">
         <h2 id="recent">Recent requests</h2>
-        {recent.isPending ? <Loading what="recent requests" /> : null}
-        <ErrorNote error={recent.error} what="Loading requests" />
-        {recent.data ? (
-          recent.data.data.length > 0 ? (
-            <>
-              <RequestsTable rows={recent.data.data} caption="The 10 latest requests" />
-              <p>
-                <Link to="/console/requests">All requests</Link>
-              </p>
-            </>
-          ) : (
-            <p className="empty">No requests yet.</p>
-          )
+        <RequestsTable rows={recent.data?.data ?? []} caption="The 10 latest requests" state={recent} empty="No requests yet." />
+        {recent.data && recent.data.data.length > 0 ? (
+          <p>
+            <Link to="/console/requests">All requests</Link>
+          </p>
         ) : null}
       </section>
     </>

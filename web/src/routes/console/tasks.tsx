@@ -1,8 +1,12 @@
-import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api, query } from '../../api/client.ts';
-import type { List, Task, TaskDelivery, TaskDetails, TaskStatus } from '../../api/types.ts';
-import { CopyButton } from '../../components/copy-button.tsx';
+import { api } from '../../api/client.ts';
+import { usePagedList } from '../../api/paged-list.ts';
+import type { Task, TaskDetails, TaskStatus } from '../../api/types.ts';
+import { CodeExample } from '../../components/code-example.tsx';
+import { DataTable } from '../../components/data-table.tsx';
+import { Facts, type Fact } from '../../components/facts.tsx';
+import { LabelledSelect } from '../../components/labelled-field.tsx';
 import { ErrorNote, Loading } from '../../components/status.tsx';
 import { shortTime } from '../../lib/dates.ts';
 
@@ -25,86 +29,49 @@ const unfinished = (task: Task): boolean => task.status === 'idle' || task.statu
 export function TasksPage() {
   const [status, setStatus] = useState<TaskStatus | ''>('');
   const [selected, setSelected] = useState<string | null>(null);
-  const pages = useInfiniteQuery({
-    queryKey: ['tasks', status],
-    initialPageParam: undefined as string | undefined,
-    queryFn: ({ pageParam }) => api<List<Task>>('GET', `/api/v1/tasks${query({ limit: 50, cursor: pageParam, status })}`),
-    getNextPageParam: (page) => page.next_cursor ?? undefined,
-    refetchInterval: (current) => (current.state.data?.pages.some((page) => page.data.some(unfinished)) ? REFRESH_MS : false),
-  });
-  const rows = pages.data?.pages.flatMap((page) => page.data) ?? [];
+  const { rows, pages } = usePagedList<Task>(['tasks'], '/api/v1/tasks', { limit: 50, status }, { refetchInterval: (loaded) => (loaded.some(unfinished) ? REFRESH_MS : false) });
+  const statusLabel = STATUSES.find((option) => option.value === status)?.label.toLowerCase();
   return (
     <>
       <h1>Tasks</h1>
       <form className="row filters" aria-label="Task filters" onSubmit={(event) => event.preventDefault()}>
-        <label>
-          Status
-          <select
-            value={status}
-            onChange={(event) => {
-              setStatus(event.currentTarget.value as TaskStatus | '');
-              setSelected(null);
-            }}
-          >
-            {STATUSES.map((option) => (
-              <option key={option.value} value={option.value}>
-                {option.label}
-              </option>
-            ))}
-          </select>
-        </label>
+        <LabelledSelect
+          label="Status"
+          value={status}
+          onChange={(event) => {
+            setStatus(event.currentTarget.value as TaskStatus | '');
+            setSelected(null);
+          }}
+          choices={STATUSES}
+        />
       </form>
       {selected ? <TaskDetailsView id={selected} onClose={() => setSelected(null)} /> : null}
-      {pages.isPending ? <Loading what="tasks" /> : null}
-      <ErrorNote error={pages.error} what="Loading tasks" />
-      {pages.data && rows.length === 0 ? status ? <p className="empty">No tasks are {STATUSES.find((option) => option.value === status)?.label.toLowerCase()}.</p> : <NoTasksYet /> : null}
-      {rows.length > 0 ? <TasksTable rows={rows} onDetails={setSelected} /> : null}
-      {pages.hasNextPage ? (
-        <button type="button" onClick={() => void pages.fetchNextPage()} disabled={pages.isFetchingNextPage}>
-          Load more
-        </button>
-      ) : null}
+      <DataTable
+        caption={`${rows.length === 1 ? '1 task' : `${rows.length} tasks`}, newest first`}
+        what="tasks"
+        {...(status ? { empty: `No tasks are ${statusLabel}.` } : { emptyInstead: <NoTasksYet /> })}
+        rows={rows}
+        rowKey={(task) => task.id}
+        state={pages}
+        more={pages}
+        columns={[
+          { header: 'Task', cell: (task) => <span className="mono">{task.id}</span>, rowHeader: true },
+          { header: 'Kind', cell: (task) => (task.kind === 'imagine' && task.type !== 'imagine' ? `${KINDS[task.kind]} (${task.type})` : KINDS[task.kind]) },
+          { header: 'Model', cell: (task) => task.model },
+          { header: 'Status', cell: (task) => (task.status === 'processing' && task.percent > 0 ? `processing (${task.percent} %)` : task.status) },
+          { header: 'Cost', cell: (task) => task.cost, numeric: true },
+          { header: 'Created (UTC)', cell: (task) => shortTime(task.createdAt) },
+          {
+            header: 'Details',
+            cell: (task) => (
+              <button type="button" onClick={() => setSelected(task.id)} aria-label={`Details of task ${task.id}`}>
+                Details
+              </button>
+            ),
+          },
+        ]}
+      />
     </>
-  );
-}
-
-function TasksTable({ rows, onDetails }: { rows: readonly Task[]; onDetails: (id: string) => void }) {
-  return (
-    <div className="table-scroll">
-      <table>
-        <caption>{rows.length === 1 ? '1 task' : `${rows.length} tasks`}, newest first</caption>
-        <thead>
-          <tr>
-            <th scope="col">Task</th>
-            <th scope="col">Kind</th>
-            <th scope="col">Model</th>
-            <th scope="col">Status</th>
-            <th scope="col">Cost</th>
-            <th scope="col">Created (UTC)</th>
-            <th scope="col">Details</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((task) => (
-            <tr key={task.id}>
-              <th scope="row" className="mono">
-                {task.id}
-              </th>
-              <td>{task.kind === 'imagine' && task.type !== 'imagine' ? `${KINDS[task.kind]} (${task.type})` : KINDS[task.kind]}</td>
-              <td>{task.model}</td>
-              <td>{task.status === 'processing' && task.percent > 0 ? `processing (${task.percent} %)` : task.status}</td>
-              <td className="number">{task.cost}</td>
-              <td>{shortTime(task.createdAt)}</td>
-              <td>
-                <button type="button" onClick={() => onDetails(task.id)} aria-label={`Details of task ${task.id}`}>
-                  Details
-                </button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
   );
 }
 
@@ -133,7 +100,7 @@ function TaskDetailsView({ id, onClose }: { id: string; onClose: () => void }) {
 }
 
 function TaskFacts({ task }: { task: TaskDetails }) {
-  const facts: Array<[string, string]> = [
+  const facts: Fact[] = [
     ['Kind', `${KINDS[task.kind]} (${task.type})`],
     ['Model', task.servedModel === task.model ? task.model : `${task.model} (served by ${task.servedModel})`],
     ['Status', task.status],
@@ -147,14 +114,7 @@ function TaskFacts({ task }: { task: TaskDetails }) {
   if (task.parentId) facts.push(['Parent task', task.parentId]);
   if (task.prompt !== null) facts.push(['Prompt', task.prompt]);
   return (
-    <dl className="details">
-      {facts.map(([name, value]) => (
-        <div key={name}>
-          <dt>{name}</dt>
-          <dd>{value}</dd>
-        </div>
-      ))}
-    </dl>
+    <Facts facts={facts} />
   );
 }
 
@@ -226,7 +186,22 @@ function Deliveries({ task }: { task: TaskDetails }) {
       <p>
         To <span className="mono">{task.webhookUrl}</span>
       </p>
-      {task.deliveries.length === 0 ? <p className="muted">{unfinished(task) ? 'Delivered when the task ends.' : 'No attempts yet.'}</p> : <DeliveriesTable rows={task.deliveries} />}
+      <DataTable
+        caption="Delivery attempts, oldest first"
+        what="delivery attempts"
+        emptyInstead={<p className="muted">{unfinished(task) ? 'Delivered when the task ends.' : 'No attempts yet.'}</p>}
+        rows={task.deliveries}
+        rowKey={(delivery) => delivery.id}
+        columns={[
+          { header: 'Attempt', cell: (delivery) => delivery.attempt, rowHeader: true },
+          { header: 'Time (UTC)', cell: (delivery) => shortTime(delivery.at) },
+          { header: 'Event', cell: (delivery) => delivery.event },
+          { header: 'Outcome', cell: (delivery) => delivery.status },
+          { header: 'Status code', cell: (delivery) => delivery.httpStatus ?? '—', numeric: true },
+          { header: 'Error', cell: (delivery) => delivery.error ?? '—' },
+          { header: 'Duration (ms)', cell: (delivery) => delivery.durationMs, numeric: true },
+        ]}
+      />
       <p role="status">{nextDeliveryText(task)}</p>
     </>
   );
@@ -240,40 +215,6 @@ function nextDeliveryText(task: TaskDetails): string {
   return '';
 }
 
-function DeliveriesTable({ rows }: { rows: readonly TaskDelivery[] }) {
-  return (
-    <div className="table-scroll">
-      <table>
-        <caption>Delivery attempts, oldest first</caption>
-        <thead>
-          <tr>
-            <th scope="col">Attempt</th>
-            <th scope="col">Time (UTC)</th>
-            <th scope="col">Event</th>
-            <th scope="col">Outcome</th>
-            <th scope="col">Status code</th>
-            <th scope="col">Error</th>
-            <th scope="col">Duration (ms)</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((delivery) => (
-            <tr key={delivery.id}>
-              <th scope="row">{delivery.attempt}</th>
-              <td>{shortTime(delivery.at)}</td>
-              <td>{delivery.event}</td>
-              <td>{delivery.status}</td>
-              <td className="number">{delivery.httpStatus ?? '—'}</td>
-              <td>{delivery.error ?? '—'}</td>
-              <td className="number">{delivery.durationMs}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
-  );
-}
-
 /** The empty state: a ready call that makes an image task, with this gateway's own address. */
 function NoTasksYet() {
   const curl = `curl ${window.location.origin}/v1/imagegen/imagine \\\n  -H "Authorization: Bearer $TOLLGATE_KEY" \\\n  -H "content-type: application/json" \\\n  -d '{"prompt":"A lighthouse at dawn, watercolour"}'`;
@@ -282,8 +223,7 @@ function NoTasksYet() {
       <p>
         <strong>No tasks yet.</strong> Image and media tasks made with your API keys appear here with their results. Make one with a key from the API keys page:
       </p>
-      <pre aria-label="curl example">{curl}</pre>
-      <CopyButton text={curl} label="Copy curl command" />
+      <CodeExample code={curl} />
       <p className="muted">Add &quot;webhook_url&quot; to the body to have the finished task posted to your server; its deliveries show here too.</p>
     </div>
   );

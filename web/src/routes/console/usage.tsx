@@ -1,8 +1,11 @@
 import { useQuery } from '@tanstack/react-query';
-import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { api, query } from '../../api/client.ts';
 import type { List, UsageRow } from '../../api/types.ts';
-import { ErrorNote, Loading } from '../../components/status.tsx';
+import { DataTable } from '../../components/data-table.tsx';
+import { FilterForm } from '../../components/filter-form.tsx';
+import { LabelledInput, LabelledSelect } from '../../components/labelled-field.tsx';
+import { ErrorNote } from '../../components/status.tsx';
 import { TimeChart } from '../../components/time-chart.tsx';
 import { daysAgo, daysBetween, today } from '../../lib/dates.ts';
 import { sumMoney } from '../../lib/money.ts';
@@ -10,6 +13,8 @@ import { seriesBy } from '../../lib/series.ts';
 
 type Dimension = 'model' | 'key' | 'endpoint';
 const LABELS: Record<Dimension, string> = { model: 'Model', key: 'Key', endpoint: 'Endpoint' };
+const DIMENSIONS = (Object.keys(LABELS) as Dimension[]).map((value) => ({ value, label: LABELS[value] }));
+const sum = (rows: readonly UsageRow[], field: 'requests' | 'errors' | 'input_tokens' | 'output_tokens'): number => rows.reduce((total, row) => total + row[field], 0);
 const valueOf = (row: UsageRow, dimension: Dimension): string => (dimension === 'model' ? row.model : dimension === 'key' ? row.keyId : row.endpoint) ?? '—';
 
 function csvOf(rows: readonly UsageRow[], dimension: Dimension): string {
@@ -30,11 +35,7 @@ export function UsagePage() {
     queryKey: ['usage', range.from, range.to, `day,${range.dimension}`],
     queryFn: () => api<List<UsageRow>>('GET', `/api/v1/usage${query({ from: range.from, to: range.to, groupBy: `day,${range.dimension}` })}`),
   });
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    setRange({ from: String(form.get('from')), to: String(form.get('to')), dimension: String(form.get('dimension')) as Dimension });
-  };
+  const show = (values: Record<string, string>) => setRange({ from: values.from ?? range.from, to: values.to ?? range.to, dimension: (values.dimension ?? 'model') as Dimension });
   const days = daysBetween(range.from, range.to);
   const rows = totals.data?.data ?? [];
   // One object URL per answer, released when the next replaces it.
@@ -43,25 +44,11 @@ export function UsagePage() {
   return (
     <>
       <h1>Usage</h1>
-      <form onSubmit={submit} className="row filters" aria-label="Usage range">
-        <label>
-          From (UTC)
-          <input name="from" type="date" defaultValue={range.from} required />
-        </label>
-        <label>
-          To (UTC)
-          <input name="to" type="date" defaultValue={range.to} required />
-        </label>
-        <label>
-          Group by
-          <select name="dimension" defaultValue={range.dimension}>
-            <option value="model">Model</option>
-            <option value="key">Key</option>
-            <option value="endpoint">Endpoint</option>
-          </select>
-        </label>
-        <button type="submit">Show</button>
-      </form>
+      <FilterForm label="Usage range" onApply={show} submitLabel="Show">
+        <LabelledInput label="From (UTC)" name="from" type="date" defaultValue={range.from} required />
+        <LabelledInput label="To (UTC)" name="to" type="date" defaultValue={range.to} required />
+        <LabelledSelect label="Group by" name="dimension" defaultValue={range.dimension} choices={DIMENSIONS} />
+      </FilterForm>
       <ErrorNote error={daily.error} what="Loading the charts" />
       {daily.data ? (
         <div className="charts">
@@ -77,54 +64,26 @@ export function UsagePage() {
       ) : null}
       <section aria-labelledby="totals-title">
         <h2 id="totals-title">Totals</h2>
-        {totals.isPending ? <Loading what="usage" /> : null}
-        <ErrorNote error={totals.error} what="Loading usage" />
-        {totals.data && rows.length === 0 ? <p className="empty">No usage from {range.from} to {range.to}.</p> : null}
+        <DataTable
+          caption={`Usage from ${range.from} to ${range.to} by ${range.dimension}`}
+          what="usage"
+          empty={`No usage from ${range.from} to ${range.to}.`}
+          rows={rows}
+          rowKey={(row) => valueOf(row, range.dimension)}
+          state={totals}
+          columns={[
+            { header: LABELS[range.dimension], cell: (row) => valueOf(row, range.dimension), rowHeader: true, total: () => 'Total' },
+            { header: 'Requests', cell: (row) => row.requests, numeric: true, total: (all) => sum(all, 'requests') },
+            { header: 'Errors', cell: (row) => row.errors, numeric: true, total: (all) => sum(all, 'errors') },
+            { header: 'Input tokens', cell: (row) => row.input_tokens, numeric: true, total: (all) => sum(all, 'input_tokens') },
+            { header: 'Output tokens', cell: (row) => row.output_tokens, numeric: true, total: (all) => sum(all, 'output_tokens') },
+            { header: 'Cost', cell: (row) => row.cost, numeric: true, total: (all) => sumMoney(all.map((row) => row.cost)) },
+          ]}
+        />
         {rows.length > 0 ? (
-          <>
-            <div className="table-scroll">
-              <table>
-                <caption>
-                  Usage from {range.from} to {range.to} by {range.dimension}
-                </caption>
-                <thead>
-                  <tr>
-                    <th scope="col">{LABELS[range.dimension]}</th>
-                    <th scope="col">Requests</th>
-                    <th scope="col">Errors</th>
-                    <th scope="col">Input tokens</th>
-                    <th scope="col">Output tokens</th>
-                    <th scope="col">Cost</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {rows.map((row) => (
-                    <tr key={valueOf(row, range.dimension)}>
-                      <th scope="row">{valueOf(row, range.dimension)}</th>
-                      <td className="number">{row.requests}</td>
-                      <td className="number">{row.errors}</td>
-                      <td className="number">{row.input_tokens}</td>
-                      <td className="number">{row.output_tokens}</td>
-                      <td className="number">{row.cost}</td>
-                    </tr>
-                  ))}
-                </tbody>
-                <tfoot>
-                  <tr>
-                    <th scope="row">Total</th>
-                    <td className="number">{rows.reduce((sum, row) => sum + row.requests, 0)}</td>
-                    <td className="number">{rows.reduce((sum, row) => sum + row.errors, 0)}</td>
-                    <td className="number">{rows.reduce((sum, row) => sum + row.input_tokens, 0)}</td>
-                    <td className="number">{rows.reduce((sum, row) => sum + row.output_tokens, 0)}</td>
-                    <td className="number">{sumMoney(rows.map((row) => row.cost))}</td>
-                  </tr>
-                </tfoot>
-              </table>
-            </div>
-            <a href={csv} download={`usage-${range.from}-${range.to}-by-${range.dimension}.csv`}>
-              Export CSV
-            </a>
-          </>
+          <a href={csv} download={`usage-${range.from}-${range.to}-by-${range.dimension}.csv`}>
+            Export CSV
+          </a>
         ) : null}
       </section>
     </>

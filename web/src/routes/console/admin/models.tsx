@@ -2,7 +2,10 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api, query } from '../../../api/client.ts';
 import type { AdminKey, AdminModel, AdminUser, List, UsageRow } from '../../../api/types.ts';
-import { ErrorNote, Loading } from '../../../components/status.tsx';
+import { DataTable } from '../../../components/data-table.tsx';
+import { formValues } from '../../../components/filter-form.tsx';
+import { LabelledInput, LabelledSelect } from '../../../components/labelled-field.tsx';
+import { ErrorNote } from '../../../components/status.tsx';
 import { daysAgo, shortTime, today } from '../../../lib/dates.ts';
 
 const modelsQuery = { queryKey: ['admin', 'models'], queryFn: () => api<List<AdminModel>>('GET', '/admin/v1/models') };
@@ -16,87 +19,92 @@ export function AdminModelsPage() {
     <>
       <h1>Models</h1>
       <p className="muted">Prices are per 1,000 tokens in the gateway's currency. Changes apply on every process within a second and are kept by `tollgate models import`.</p>
-      {models.isPending ? <Loading what="the catalog" /> : null}
-      <ErrorNote error={models.error} what="Loading the catalog" />
       {target ? <RetireForm key={target.id} model={target} models={models.data?.data ?? []} onDone={() => setRetiring(null)} /> : null}
-      {models.data ? (
-        <div className="table-scroll">
-          <table>
-            <caption>The catalog: {models.data.data.length} models</caption>
-            <thead>
-              <tr>
-                <th scope="col">Model</th>
-                <th scope="col">Kind</th>
-                <th scope="col">Prices (input / output per 1K tokens)</th>
-                <th scope="col">Retirement</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {models.data.data.map((model) => (
-                <ModelRow key={model.id} model={model} onRetire={() => setRetiring(model.id)} />
-              ))}
-            </tbody>
-          </table>
-        </div>
-      ) : null}
+      <DataTable
+        caption={`The catalog: ${models.data?.data.length ?? 0} models`}
+        what="the catalog"
+        empty="No models: import a catalog with `tollgate models import`."
+        rows={models.data?.data ?? []}
+        rowKey={(model) => model.id}
+        state={models}
+        columns={[
+          {
+            header: 'Model',
+            cell: (model) => (
+              <>
+                {model.id}
+                {model.title && model.title !== model.id ? <div className="muted">{model.title}</div> : null}
+              </>
+            ),
+            rowHeader: true,
+          },
+          { header: 'Kind', cell: (model) => model.kind },
+          { header: 'Prices (input / output per 1K tokens)', cell: (model) => <PriceForm model={model} /> },
+          { header: 'Retirement', cell: (model) => <Retirement model={model} /> },
+          { header: 'Actions', cell: (model) => <RetirementActions model={model} onRetire={() => setRetiring(model.id)} /> },
+        ]}
+      />
     </>
   );
 }
 
-function ModelRow({ model, onRetire }: { model: AdminModel; onRetire: () => void }) {
+/** A change to one model (PATCH /admin/v1/models/:id); the catalog is read again after it. */
+function useModelChange(model: AdminModel) {
   const client = useQueryClient();
-  const save = useMutation({
+  return useMutation({
     mutationFn: (body: Record<string, unknown>) => api<AdminModel>('PATCH', `/admin/v1/models/${encodeURIComponent(model.id)}`, body),
     onSuccess: () => client.invalidateQueries({ queryKey: ['admin', 'models'] }),
   });
+}
+
+function PriceForm({ model }: { model: AdminModel }) {
+  const save = useModelChange(model);
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    save.mutate({ cost_context: String(form.get('cost_context') ?? '').trim(), cost_completion: String(form.get('cost_completion') ?? '').trim() });
+    const values = formValues(event.currentTarget);
+    save.mutate({ cost_context: values.cost_context ?? '', cost_completion: values.cost_completion ?? '' });
   };
-  const formId = `prices-${model.id}`;
   return (
-    <tr>
-      <th scope="row">
-        {model.id}
-        {model.title && model.title !== model.id ? <div className="muted">{model.title}</div> : null}
-      </th>
-      <td>{model.kind}</td>
-      <td>
-        <form id={formId} onSubmit={submit} className="row">
-          <input name="cost_context" defaultValue={model.cost_context} inputMode="decimal" size={9} aria-label={`Input price of ${model.id}`} required />
-          <input name="cost_completion" defaultValue={model.cost_completion} inputMode="decimal" size={9} aria-label={`Output price of ${model.id}`} required />
-          <button type="submit" disabled={save.isPending} aria-label={`Save prices of ${model.id}`}>
-            Save
-          </button>
-        </form>
-        {model.cost_request !== undefined ? <div className="muted">per request: {model.cost_request}</div> : null}
-        {model.cost_minute !== undefined ? <div className="muted">per minute: {model.cost_minute}</div> : null}
-        <ErrorNote error={save.error} what={`Saving prices of ${model.id} failed`} />
-        {save.isSuccess ? <p role="status">Saved.</p> : null}
-      </td>
-      <td>
-        {model.deprecated_at ? (
-          <>
-            {model.deprecated ? 'retired' : 'retires'} {shortTime(model.deprecated_at).slice(0, 10)}
-            <div className="muted">{model.deprecation_redirect_to ? `analogue: ${model.deprecation_redirect_to}` : 'no analogue (410)'}</div>
-          </>
-        ) : (
-          '—'
-        )}
-      </td>
-      <td>
-        <button type="button" onClick={onRetire} aria-label={`Retire ${model.id}`}>
-          {model.deprecated_at ? 'Change retirement' : 'Retire'}
+    <>
+      <form onSubmit={submit} className="row">
+        <input name="cost_context" defaultValue={model.cost_context} inputMode="decimal" size={9} aria-label={`Input price of ${model.id}`} required />
+        <input name="cost_completion" defaultValue={model.cost_completion} inputMode="decimal" size={9} aria-label={`Output price of ${model.id}`} required />
+        <button type="submit" disabled={save.isPending} aria-label={`Save prices of ${model.id}`}>
+          Save
         </button>
-        {model.deprecated_at ? (
-          <button type="button" onClick={() => save.mutate({ deprecated_at: null, deprecation_redirect_to: null })} aria-label={`Cancel retirement of ${model.id}`}>
-            Cancel retirement
-          </button>
-        ) : null}
-      </td>
-    </tr>
+      </form>
+      {model.cost_request !== undefined ? <div className="muted">per request: {model.cost_request}</div> : null}
+      {model.cost_minute !== undefined ? <div className="muted">per minute: {model.cost_minute}</div> : null}
+      <ErrorNote error={save.error} what={`Saving prices of ${model.id} failed`} />
+      {save.isSuccess ? <p role="status">Saved.</p> : null}
+    </>
+  );
+}
+
+function Retirement({ model }: { model: AdminModel }) {
+  if (!model.deprecated_at) return <>—</>;
+  return (
+    <>
+      {model.deprecated ? 'retired' : 'retires'} {shortTime(model.deprecated_at).slice(0, 10)}
+      <div className="muted">{model.deprecation_redirect_to ? `analogue: ${model.deprecation_redirect_to}` : 'no analogue (410)'}</div>
+    </>
+  );
+}
+
+function RetirementActions({ model, onRetire }: { model: AdminModel; onRetire: () => void }) {
+  const cancel = useModelChange(model);
+  return (
+    <>
+      <button type="button" onClick={onRetire} aria-label={`Retire ${model.id}`}>
+        {model.deprecated_at ? 'Change retirement' : 'Retire'}
+      </button>
+      {model.deprecated_at ? (
+        <button type="button" onClick={() => cancel.mutate({ deprecated_at: null, deprecation_redirect_to: null })} aria-label={`Cancel retirement of ${model.id}`}>
+          Cancel retirement
+        </button>
+      ) : null}
+      <ErrorNote error={cancel.error} what={`Cancelling the retirement of ${model.id} failed`} />
+    </>
   );
 }
 
@@ -134,52 +142,29 @@ function RetireForm({ model, models, onDone }: { model: AdminModel; models: Admi
     <section aria-labelledby="retire-heading" className="panel">
       <h2 id="retire-heading">Retire {model.id}</h2>
       <h3>Called in the last 7 days</h3>
-      {callers.isPending ? <Loading what="who called it" /> : null}
-      <ErrorNote error={callers.error} what="Loading who called it" />
-      {callers.data && callers.data.length === 0 ? <p className="empty">No key called {model.id} in the last 7 days.</p> : null}
-      {callers.data && callers.data.length > 0 ? (
-        <div className="table-scroll">
-          <table>
-            <caption>Keys that called {model.id} in the last 7 days</caption>
-            <thead>
-              <tr>
-                <th scope="col">Key</th>
-                <th scope="col">Key id</th>
-                <th scope="col">User</th>
-                <th scope="col">Requests</th>
-                <th scope="col">Cost</th>
-              </tr>
-            </thead>
-            <tbody>
-              {callers.data.map((caller) => (
-                <tr key={caller.key.id}>
-                  <th scope="row">{caller.key.name}</th>
-                  <td>{caller.key.id}</td>
-                  <td>{caller.user ? `${caller.user.name}${caller.user.email ? ` <${caller.user.email}>` : ''}` : '—'}</td>
-                  <td className="number">{caller.requests}</td>
-                  <td className="number">{caller.cost}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      ) : null}
+      <DataTable
+        caption={`Keys that called ${model.id} in the last 7 days`}
+        what="who called it"
+        empty={`No key called ${model.id} in the last 7 days.`}
+        rows={callers.data ?? []}
+        rowKey={(caller) => caller.key.id}
+        state={callers}
+        columns={[
+          { header: 'Key', cell: (caller) => caller.key.name, rowHeader: true },
+          { header: 'Key id', cell: (caller) => caller.key.id },
+          { header: 'User', cell: (caller) => (caller.user ? `${caller.user.name}${caller.user.email ? ` <${caller.user.email}>` : ''}` : '—') },
+          { header: 'Requests', cell: (caller) => caller.requests, numeric: true },
+          { header: 'Cost', cell: (caller) => caller.cost, numeric: true },
+        ]}
+      />
       <form onSubmit={submit}>
-        <label>
-          Retirement date (UTC, from the start of the day)
-          <input name="date" type="date" required defaultValue={model.deprecated_at ? model.deprecated_at.slice(0, 10) : today()} />
-        </label>
-        <label>
-          Analogue
-          <select name="analogue" defaultValue={model.deprecation_redirect_to ?? ''}>
-            <option value="">None: requests fail with 410 after the date</option>
-            {analogues.map((candidate) => (
-              <option key={candidate.id} value={candidate.id}>
-                {candidate.id}
-              </option>
-            ))}
-          </select>
-        </label>
+        <LabelledInput label="Retirement date (UTC, from the start of the day)" name="date" type="date" required defaultValue={model.deprecated_at ? model.deprecated_at.slice(0, 10) : today()} />
+        <LabelledSelect
+          label="Analogue"
+          name="analogue"
+          defaultValue={model.deprecation_redirect_to ?? ''}
+          choices={[{ value: '', label: 'None: requests fail with 410 after the date' }, ...analogues.map((candidate) => ({ value: candidate.id, label: candidate.id }))]}
+        />
         <ErrorNote error={retire.error} what="Retiring failed" />
         <div className="actions">
           <button type="button" onClick={onDone}>
