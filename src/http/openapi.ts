@@ -1,5 +1,4 @@
-import scalarApiReference from '@scalar/fastify-api-reference';
-import type { FastifyInstance, RouteOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type RouteOptions } from 'fastify';
 import { z } from 'zod';
 import type { RouteSettings } from './context.ts';
 import { API_TAGS, type ApiTag, type RouteDoc } from './route-doc.ts';
@@ -345,6 +344,58 @@ export class OpenApiRegistry {
   }
 }
 
+const SCALAR_CONFIGURATION = {
+  url: OPENAPI_PATH,
+  pageTitle: 'Tollgate API reference',
+  withDefaultFonts: false,
+  telemetry: false,
+  showDeveloperTools: 'never',
+  agent: { disabled: true },
+  mcp: { disabled: true },
+  documentDownloadType: 'json',
+} as const;
+
+/** Headers of the reference's own answers that are passed on (the gateway sets its own connection and security headers). */
+const PASSED_HEADERS = ['content-type', 'cache-control', 'etag', 'last-modified', 'location'];
+
+/**
+ * Scalar's Fastify plugin, loaded on the first visit of /docs: its module carries the whole renderer as a 4 MB string,
+ * 20 MB of heap that every gateway process would otherwise hold from start for a page few visit. It runs in a Fastify
+ * instance of its own, without a listener, and the gateway's /docs routes hand it their requests (inject).
+ */
+class LazyReference {
+  private server: Promise<FastifyInstance> | undefined;
+
+  private start(): Promise<FastifyInstance> {
+    return (this.server ??= (async () => {
+      const { default: scalarApiReference } = await import('@scalar/fastify-api-reference');
+      const reference = Fastify({ logger: false });
+      await reference.register(scalarApiReference, { routePrefix: DOCS_PREFIX, configuration: SCALAR_CONFIGURATION });
+      await reference.ready();
+      return reference;
+    })().catch((error: unknown) => {
+      this.server = undefined;
+      throw error;
+    }));
+  }
+
+  readonly handle = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    const reference = await this.start();
+    const answer = await reference.inject({ method: 'GET', url: request.url, headers: { accept: request.headers.accept ?? '*/*' } });
+    for (const name of PASSED_HEADERS) {
+      const value = answer.headers[name];
+      if (value !== undefined) reply.header(name, value);
+    }
+    return reply.code(answer.statusCode).send(answer.rawPayload);
+  };
+
+  async close(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    if (server) await (await server).close();
+  }
+}
+
 /**
  * GET /openapi.json and GET /docs (Scalar, served from the package: its script is bundled in node_modules; no CDN, no
  * fonts, no proxy, no telemetry — nothing loads from the internet). Both public.
@@ -352,23 +403,9 @@ export class OpenApiRegistry {
 export async function registerOpenApiRoutes(app: FastifyInstance, registry: OpenApiRegistry): Promise<void> {
   const settings = { auth: 'none', name: 'openapi', doc: { summary: 'This document', hidden: true } } satisfies RouteSettings;
   app.get(OPENAPI_PATH, { config: settings }, async (_request, reply) => reply.type(JSON_TYPE).send(registry.json()));
-  await app.register(async (docs) => {
-    docs.addHook('onRoute', (route) => {
-      route.config = { ...(route.config ?? {}), auth: 'none', name: 'docs', doc: { summary: 'API reference', hidden: true } };
-    });
-    await docs.register(scalarApiReference, {
-      routePrefix: DOCS_PREFIX,
-      logLevel: 'warn',
-      configuration: {
-        url: OPENAPI_PATH,
-        pageTitle: 'Tollgate API reference',
-        withDefaultFonts: false,
-        telemetry: false,
-        showDeveloperTools: 'never',
-        agent: { disabled: true },
-        mcp: { disabled: true },
-        documentDownloadType: 'json',
-      },
-    });
-  });
+  const reference = new LazyReference();
+  const docs = { config: { auth: 'none', name: 'docs', doc: { summary: 'API reference', hidden: true } } satisfies RouteSettings };
+  app.get(DOCS_PREFIX, docs, reference.handle);
+  app.get(`${DOCS_PREFIX}/*`, docs, reference.handle);
+  app.addHook('onClose', () => reference.close());
 }
