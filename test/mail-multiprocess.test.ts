@@ -60,7 +60,7 @@ describe('key-limit mail with two gateway processes on one PostgreSQL', () => {
     const cost = microsOf(probe.cost);
     assert.ok(cost > 0n);
 
-    // A limit of 20 calls: 80 % is the 16th call, 100 % the 20th. Ledger batches of a few calls never jump past both.
+    // A limit of 20 calls: 80 % is the 16th call, 100 % the 20th (a ledger batch that jumps past both mails both).
     const limitMicros = cost * 20n;
     const limit = `${limitMicros / 1_000_000n}.${(limitMicros % 1_000_000n).toString().padStart(6, '0')}`;
     const created = await first.admin<{ id: string; key: string }>('POST', '/keys', { userId: user.body.id, name: 'shared budget', limit: { amount: limit, period: 'month' } });

@@ -273,6 +273,16 @@ for (const database of ['sqlite', 'postgres'] as const) {
       assert.match(mail.messages[1]!.subject ?? '', /100 %/);
       assert.equal((await chat(limited.body.key)).status, 402, 'the limit is reached');
       await nothingMore(gw, mail);
+
+      // A limit below one call's cost: the first call jumps past 80 % and 100 % at once, and both messages come, once each.
+      fresh();
+      const small = await browser.call<{ id: string; key: string }>('POST', '/keys', { name: 'small', limit: { amount: formatMoney(cost / 2n, 9), period: 'day' } });
+      assert.equal(small.status, 200, JSON.stringify(small.body));
+      assert.equal((await chat(small.body.key)).status, 200);
+      await deliver(gw, mail, 2);
+      assert.deepEqual(mail.messages.map((message) => / (\d+) % /.exec(message.subject ?? '')?.[1]).sort(), ['100', '80']);
+      assert.equal((await chat(small.body.key)).status, 402);
+      await nothingMore(gw, mail);
     });
 
     test('a mail server that is down delays mail: requests answer at once, readiness is unaffected, and every message arrives once when it is back', async () => {

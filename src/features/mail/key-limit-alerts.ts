@@ -29,7 +29,8 @@ export interface LimitedKeys {
  * spent in its period (its own entries included) and compares the levels before and after its entries. Writes of several
  * processes take turns on the lock, and each sees those committed before it, so each level is crossed by exactly one write,
  * however the calls were spread over the processes; the message's dedupe key (key, period, limit, level) is the second guard.
- * A write that jumps past both levels at once mails the 100 % message only. Nothing runs on the request path.
+ * A write that jumps past both levels at once (a batch of calls, or one large one) mails both messages: each level's mail
+ * comes once, whatever the batches were. Nothing runs on the request path.
  */
 export class KeyLimitAlerts {
   constructor(
@@ -54,9 +55,9 @@ export class KeyLimitAlerts {
       const start = periodStart(key.limit.period, now);
       const after = await this.keys.spentSince(key.id, start, transaction);
       const written = (spentNow.get(key.id) ?? []).filter((entry) => entry.createdAt >= start).reduce((total, entry) => total - entry.amount, 0n);
-      const level = limitLevel(after, key.limit.amount);
-      if (level === 0 || level <= limitLevel(after - written, key.limit.amount)) continue;
-      await this.queue(key, level, after, start, transaction);
+      const before = limitLevel(after - written, key.limit.amount);
+      const reached = limitLevel(after, key.limit.amount);
+      for (const level of [80, 100] as const) if (before < level && reached >= level) await this.queue(key, level, after, start, transaction);
     }
   };
 
