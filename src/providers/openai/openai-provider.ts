@@ -56,16 +56,28 @@ export class OpenAiProvider implements Provider {
 
 /** OpenAI's chat stream as canonical events: each `data` frame parsed once, `[DONE]` ends it. */
 async function* openAiStreamEvents(body: UpstreamResponse['body']): AsyncGenerator<ChatStreamEvent> {
-  for await (const message of readServerSentEvents(body)) {
-    if (message.data === '[DONE]') return;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(message.data);
-    } catch {
-      throw new UpstreamError(502, message.data, 'text/plain', 'upstream sent a frame that is not JSON');
+  // After `[DONE]` the body is read to its end (the vendor ends it there) rather than left: leaving a Readable's loop before
+  // its end destroys it with a new AbortError (a stack trace), at the end of every stream.
+  let done = false;
+  try {
+    for await (const message of readServerSentEvents(body)) {
+      if (done) continue;
+      if (message.data === '[DONE]') {
+        done = true;
+        continue;
+      }
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(message.data);
+      } catch {
+        throw new UpstreamError(502, message.data, 'text/plain', 'upstream sent a frame that is not JSON');
+      }
+      const object = parsed as JsonObject;
+      if (object.error && typeof object.error === 'object') yield { kind: 'error', error: object.error as JsonObject, raw: message.data };
+      else yield { kind: 'chunk', chunk: object as ChatChunk, raw: message.data };
     }
-    const object = parsed as JsonObject;
-    if (object.error && typeof object.error === 'object') yield { kind: 'error', error: object.error as JsonObject, raw: message.data };
-    else yield { kind: 'chunk', chunk: object as ChatChunk, raw: message.data };
+  } catch (error) {
+    // A body that breaks off after `[DONE]` lost nothing: the stream was complete.
+    if (!done) throw error;
   }
 }
