@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import pg from 'pg';
 import { startSimulator, type Simulator } from '../simulator/server.ts';
 import { chatOnce, isAlive, loadAt, microsOf, spawnGateway, type Answer, type GatewayProcess } from './helpers/gateway-process.ts';
 import { POSTGRES_URL } from './helpers/gateway.ts';
+import { onServer, serverUrl, terminateBackends } from './helpers/postgres-server.ts';
 
 /**
  * Failure injection on PostgreSQL with gateways as real processes (issue 11): killed backends, a read-only database, a database
@@ -12,24 +12,6 @@ import { POSTGRES_URL } from './helpers/gateway.ts';
  * charge was lost, and that the request log has exactly one row per answered request.
  */
 
-const serverUrl = (database: string): string => {
-  const url = new URL(POSTGRES_URL);
-  url.pathname = `/${database}`;
-  return url.toString();
-};
-
-async function onServer<T>(action: (client: pg.Client) => Promise<T>, database = 'postgres'): Promise<T> {
-  const client = new pg.Client({ connectionString: serverUrl(database) });
-  await client.connect();
-  try {
-    return await action(client);
-  } finally {
-    await client.end();
-  }
-}
-
-const terminateBackends = (database: string) =>
-  onServer((client) => client.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [database]));
 
 const vendorEnv = (simulator: Simulator): Record<string, string> => ({
   OPENAI_API_KEY: 'sim-openai',

@@ -3,7 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import Stripe from 'stripe';
-import { POSTGRES_URL, startTestGateway, type TestGateway } from './helpers/gateway.ts';
+import { startTestGateway, type TestGateway } from './helpers/gateway.ts';
+import { onServer, serverUrl, terminateBackends } from './helpers/postgres-server.ts';
 import { createCustomer, signIn } from './helpers/management.ts';
 import { startStripeStandIn, type StripeStandIn } from './helpers/stripe-stand-in.ts';
 
@@ -16,27 +17,6 @@ import { startStripeStandIn, type StripeStandIn } from './helpers/stripe-stand-i
 const WEBHOOK_SECRET = 'whsec_test_faults';
 const stripe = new Stripe('sk_test_for_signing_only');
 
-const serverUrl = (database: string): string => {
-  const url = new URL(POSTGRES_URL);
-  url.pathname = `/${database}`;
-  return url.toString();
-};
-
-async function onServer<T>(action: (client: pg.Client) => Promise<T>, database = 'postgres'): Promise<T> {
-  const client = new pg.Client({ connectionString: serverUrl(database) });
-  await client.connect();
-  try {
-    return await action(client);
-  } finally {
-    await client.end();
-  }
-}
-
-/** Ends every connection to the database but the caller's own (`keep`, a backend pid). */
-const terminateBackends = (database: string, keep?: number) =>
-  onServer((client) =>
-    client.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid() and pid <> $2', [database, keep ?? 0]),
-  );
 
 const pause = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
