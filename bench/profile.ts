@@ -1,4 +1,4 @@
-// `npm run bench:profile [-- --scenario chat|chat-stream|messages|messages-stream|all] [-- --seconds N]` (issue 16): runs the
+// `npm run bench:profile [-- --scenario chat|chat-stream|messages|messages-stream|all] [-- --seconds N] [-- --request-log off]` (issue 16): runs the
 // gateway as `npm start` does under `--cpu-prof`, loads one scenario with autocannon (50 connections), and says where each
 // request's CPU microseconds go: self time per area (Tollgate's own folders through the bundle's source map, each npm
 // package, Node's internals, the garbage collector, native syscalls) and the top functions, as µs per request. The raw
@@ -36,10 +36,11 @@ interface CpuProfile {
   timeDeltas: number[];
 }
 
-function parseArguments(argv: readonly string[]): { scenarios: Scenario[]; seconds: number; top: number } {
+function parseArguments(argv: readonly string[]): { scenarios: Scenario[]; seconds: number; top: number; requestLog: boolean } {
   let scenarios: Scenario[] = ['chat', 'chat-stream', 'messages', 'messages-stream'];
   let seconds = 8;
   let top = 15;
+  let requestLog = true;
   for (let index = 0; index < argv.length; index++) {
     const argument = argv[index];
     const value = (): string => argv[++index] ?? '';
@@ -50,9 +51,10 @@ function parseArguments(argv: readonly string[]): { scenarios: Scenario[]; secon
       scenarios = name === 'all' ? scenarios : [name as Scenario];
     } else if (argument === '--seconds') seconds = Number(value());
     else if (argument === '--top') top = Number(value());
+    else if (argument === '--request-log') requestLog = value() !== 'off';
     else throw new Error(`unknown argument "${argument ?? ''}"`);
   }
-  return { scenarios, seconds, top };
+  return { scenarios, seconds, top, requestLog };
 }
 
 /** Where a frame's code lives: Tollgate's source folder, an npm package, Node itself, or a native/VM bucket. */
@@ -105,11 +107,16 @@ function summarise(profile: CpuProfile, bundle: SourceMap | undefined, cpuPerReq
   ].join('\n');
 }
 
-async function profileScenario(scenario: Scenario, seconds: number, top: number, simulator: Awaited<ReturnType<typeof startSimulator>>): Promise<void> {
-  const directory = join(PROFILES, scenario);
+async function profileScenario(
+  scenario: Scenario,
+  options: { seconds: number; top: number; requestLog: boolean },
+  simulator: Awaited<ReturnType<typeof startSimulator>>,
+): Promise<void> {
+  const { seconds, top, requestLog } = options;
+  const directory = join(PROFILES, requestLog ? scenario : `${scenario}-no-request-log`);
   rmSync(directory, { recursive: true, force: true });
   mkdirSync(directory, { recursive: true });
-  const target = await startTollgate(ROOT, simulator, stopChild, true, ['--cpu-prof', `--cpu-prof-dir=${directory}`]);
+  const target = await startTollgate(ROOT, simulator, stopChild, requestLog, ['--cpu-prof', `--cpu-prof-dir=${directory}`]);
   const { path, body } = SCENARIOS[scenario];
   const load = (duration: number) => autocannon({ url: `${target.origin}${path}`, method: 'POST', headers: target.headers, body, connections: 50, duration, timeout: 10 });
   try {
@@ -123,7 +130,7 @@ async function profileScenario(scenario: Scenario, seconds: number, top: number,
     if (!file) throw new Error(`no profile written in ${directory}`);
     const profile = JSON.parse(readFileSync(join(directory, file), 'utf8')) as CpuProfile;
     const bundle = new SourceMap(JSON.parse(readFileSync(join(ROOT, 'dist', 'main.js.map'), 'utf8')) as ConstructorParameters<typeof SourceMap>[0]);
-    console.log(`\n### ${scenario}: ${(result.requests.total / result.duration).toFixed(0)} req/s, ${cpuPerRequest.toFixed(0)} µs CPU per request, non-2xx ${result.non2xx}\n`);
+    console.log(`\n### ${scenario}${requestLog ? '' : ' (request log off)'}: ${(result.requests.total / result.duration).toFixed(0)} req/s, ${cpuPerRequest.toFixed(0)} µs CPU per request, non-2xx ${result.non2xx}\n`);
     console.log('Shares are of the busy samples taken during the measured load; µs = share × CPU per request.\n');
     console.log(summarise(profile, bundle, cpuPerRequest, top, loadStartMicroseconds));
   } finally {
@@ -133,9 +140,9 @@ async function profileScenario(scenario: Scenario, seconds: number, top: number,
 
 installExitHandlers();
 try {
-  const { scenarios, seconds, top } = parseArguments(process.argv.slice(2));
+  const { scenarios, ...options } = parseArguments(process.argv.slice(2));
   const simulator = await startSimulator(ROOT, 20);
-  for (const scenario of scenarios) await profileScenario(scenario, seconds, top, simulator);
+  for (const scenario of scenarios) await profileScenario(scenario, options, simulator);
 } finally {
   await stopEverything();
 }
