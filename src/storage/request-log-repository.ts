@@ -37,7 +37,7 @@ class SqliteStatements {
   readonly upsertRollup: SqliteDatabase.Statement;
 
   constructor(sqlite: SqliteDatabase.Database) {
-    this.insertRow = sqlite.prepare(`insert into request_log (${LOG_COLUMN_LIST}) values (${LOG_COLUMN_LIST.split(',').map(() => '?').join(', ')}) on conflict (id) do nothing`);
+    this.insertRow = sqlite.prepare(`insert into request_log (${LOG_COLUMN_LIST}) values (${LOG_COLUMN_LIST.split(',').map(() => '?').join(', ')}) on conflict (created_at, id) do nothing`);
     const counters = COUNTERS.map((column) => `${column} = usage_daily.${column} + excluded.${column}`).join(', ');
     this.upsertRollup = sqlite.prepare(
       `insert into usage_daily (${ROLLUP_COLUMNS.join(', ')}) values (${ROLLUP_COLUMNS.map(() => '?').join(', ')}) on conflict (${ROLLUP_KEY.join(', ')}) do update set ${counters}`,
@@ -75,7 +75,7 @@ export class SqlRequestLogRepository implements RequestLogRepository {
         select value->>0, value->>1, value->>2, value->>3, value->>4, value->>5, value->>6, value->>7, value->>8, value->>9, value->>10,
           value->>11, value->>12, value->>13, value->>14, value->>15, value->>16, value->>17, value->>18, value->>19,
           cast(value->>20 as integer), value->>21, value->>22, value->>23
-        from json_each(${json}) where true on conflict (id) do nothing returning id`.execute(trx);
+        from json_each(${json}) where true on conflict (created_at, id) do nothing returning id`.execute(trx);
     return new Set(result.rows.map((row) => row.id));
   }
 
@@ -304,17 +304,35 @@ const rollupOf = (row: RequestLogRow): Rollup => ({
   user_id: row.userId,
 });
 
+/** The rows of a batch share a day or two: their day's text is made once, not per row (a Date and an ISO string each). */
+let cachedDayNumber = Number.NaN;
+let cachedDay = '';
+function dayOfRow(created: number): string {
+  const dayNumber = Math.floor(created / DAY_MS);
+  if (dayNumber !== cachedDayNumber) {
+    cachedDay = dayOf(created);
+    cachedDayNumber = dayNumber;
+  }
+  return cachedDay;
+}
+
+/** Counts a written row in its rollup; a rollup object is made only for the first row of its key (keyOf's order). */
 function addRow(rollups: Map<string, Rollup>, row: RequestLogRow): void {
-  merge(rollups, {
-    ...rollupOf(row),
-    requests: 1,
-    errors: row.errorType === null ? 0 : 1,
-    input_tokens: row.inputTokens,
-    output_tokens: row.outputTokens,
-    cache_read_tokens: row.cacheReadTokens,
-    cache_write_tokens: row.cacheWriteTokens,
-    cost_nano: row.cost,
-  });
+  const day = dayOfRow(row.created);
+  const model = row.model ?? '';
+  const key = `${row.account.type}\u0000${row.account.id}\u0000${day}\u0000${model}\u0000${row.keyId}\u0000${row.endpoint}`;
+  let rollup = rollups.get(key);
+  if (!rollup) {
+    rollup = { ...emptyRollup(), account_type: row.account.type, account_id: row.account.id, day, model, key_id: row.keyId, endpoint: row.endpoint, user_id: row.userId };
+    rollups.set(key, rollup);
+  }
+  rollup.requests += 1;
+  if (row.errorType !== null) rollup.errors += 1;
+  rollup.input_tokens += row.inputTokens;
+  rollup.output_tokens += row.outputTokens;
+  rollup.cache_read_tokens += row.cacheReadTokens;
+  rollup.cache_write_tokens += row.cacheWriteTokens;
+  rollup.cost_nano += row.cost;
 }
 
 type Waiting = Selectable<UsageAdjustmentsTable>;

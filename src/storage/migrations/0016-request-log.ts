@@ -1,14 +1,7 @@
 import { PostgresAdapter, sql, type Kysely } from 'kysely';
 
-/**
- * The request log (one row per authenticated request, kept TOLLGATE_REQUEST_LOG_DAYS) and its daily rollups (kept for
- * good; they answer /usage). On PostgreSQL the log is partitioned by day on `created_at` (Unix ms), so retention drops whole
- * partitions instead of deleting rows; partitions are created ahead by the writer (request-log-repository.ts), and a default
- * partition takes any row whose day has none yet, so an insert never fails for want of a partition.
- */
-export async function up(db: Kysely<unknown>): Promise<void> {
-  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
-  const columns = sql`
+/** The log's columns (0028 rebuilds the SQLite table with them). */
+export const requestLogColumns = sql`
     id text not null,
     created_at bigint not null,
     account_type text not null,
@@ -33,6 +26,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     latency_ms integer not null,
     ttft_ms integer,
     task_id text`;
+
+/**
+ * The request log (one row per authenticated request, kept TOLLGATE_REQUEST_LOG_DAYS) and its daily rollups (kept for
+ * good; they answer /usage). On PostgreSQL the log is partitioned by day on `created_at` (Unix ms), so retention drops whole
+ * partitions instead of deleting rows; partitions are created ahead by the writer (request-log-repository.ts), and a default
+ * partition takes any row whose day has none yet, so an insert never fails for want of a partition.
+ */
+export async function up(db: Kysely<unknown>): Promise<void> {
+  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  const columns = requestLogColumns;
   if (postgres) {
     await sql`create table request_log (${columns}, primary key (created_at, id)) partition by range (created_at)`.execute(db);
     await sql`create table request_log_default partition of request_log default`.execute(db);

@@ -23,6 +23,7 @@ import * as taskLists from './0024-task-lists.ts';
 import * as autoRecharge from './0025-auto-recharge.ts';
 import * as channels from './0026-channels.ts';
 import * as chatMessagesAssistant from './0027-chat-messages-assistant.ts';
+import * as requestLogTimeKey from './0028-request-log-time-key.ts';
 
 /** Migrations in order; a new one is a new file added here. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -50,6 +51,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0025-auto-recharge': autoRecharge,
   '0026-channels': channels,
   '0027-chat-messages-assistant': chatMessagesAssistant,
+  '0028-request-log-time-key': requestLogTimeKey,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,124 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { Migrator, sql } from 'kysely';
+import type { RequestLogRow } from '../src/features/usage/request-log.ts';
+import { dropPostgresSchema, openStorage } from '../src/storage/database.ts';
+import { migrationProvider } from '../src/storage/migrations/index.ts';
+import { SqlRequestLogRepository } from '../src/storage/request-log-repository.ts';
+import { POSTGRES_URL, uniqueSchema } from './helpers/gateway.ts';
+
+const DAY_MS = 86_400_000;
+
+const row = (id: string, created: number, keyId = 'key_a'): RequestLogRow => ({
+  id,
+  created,
+  account: { type: 'user', id: 'usr_1' },
+  keyId,
+  userId: 'usr_1',
+  orgId: null,
+  endpoint: 'chat.completions',
+  model: 'gpt-4o-mini',
+  servedModel: 'gpt-4o-mini',
+  provider: 'openai',
+  channel: 'default',
+  attempts: 1,
+  stream: false,
+  status: 200,
+  errorType: null,
+  inputTokens: 10,
+  outputTokens: 5,
+  cacheReadTokens: 0,
+  cacheWriteTokens: 0,
+  cost: 1_500n,
+  latencyMs: 3,
+  ttftMs: null,
+  taskId: null,
+});
+
+const columns = (entry: RequestLogRow) => ({
+  id: entry.id,
+  created_at: entry.created,
+  account_type: entry.account.type,
+  account_id: entry.account.id,
+  key_id: entry.keyId,
+  user_id: entry.userId,
+  org_id: entry.orgId,
+  endpoint: entry.endpoint,
+  model: entry.model,
+  served_model: entry.servedModel,
+  provider: entry.provider,
+  channel: entry.channel,
+  attempts: entry.attempts,
+  stream: entry.stream ? 1 : 0,
+  status: entry.status,
+  error_type: entry.errorType,
+  input_tokens: entry.inputTokens,
+  output_tokens: entry.outputTokens,
+  cache_read_tokens: entry.cacheReadTokens,
+  cache_write_tokens: entry.cacheWriteTokens,
+  cost_nano: entry.cost.toString(),
+  latency_ms: entry.latencyMs,
+  ttft_ms: entry.ttftMs,
+  task_id: entry.taskId,
+});
+
+for (const engine of ['sqlite', 'postgres'] as const) {
+  test(`${engine}: 0028 keys the request log by time and keeps the rows written before it`, async () => {
+    const schema = uniqueSchema();
+    const directory = mkdtempSync(join(tmpdir(), 'tollgate-log-migration-'));
+    const url = engine === 'postgres' ? `${POSTGRES_URL}?schema=${schema}` : `sqlite:${join(directory, 'tollgate.db')}`;
+    const storage = await openStorage(url);
+    try {
+      const migrator = new Migrator({ db: storage.db, provider: migrationProvider, allowUnorderedMigrations: true, ...(engine === 'postgres' ? { migrationTableSchema: schema } : {}) });
+      const down = await migrator.migrateTo('0027-chat-messages-assistant');
+      assert.equal(down.error, undefined);
+      const now = Date.now();
+      const before = [row('req_old_1', now - 3 * DAY_MS), row('req_old_2', now - 60_000, 'key_b'), row('req_old_3', now - 1_000)];
+      await storage.db.insertInto('request_log').values(before.map(columns)).execute();
+
+      const up = await migrator.migrateToLatest();
+      assert.equal(up.error, undefined);
+      const repository = new SqlRequestLogRepository(storage.db, storage.sqlite);
+      const listed = await repository.requests({ account: { type: 'user', id: 'usr_1' }, limit: 10 });
+      assert.deepEqual(
+        listed.map((entry) => entry.id),
+        ['req_old_3', 'req_old_2', 'req_old_1'],
+        'every row survives, newest first',
+      );
+      assert.deepEqual(listed[1], before[1], 'a row reads back exactly as it was written');
+
+      // Written again (a retried batch), a row is skipped; a new one lands in order.
+      await repository.append([before[2]!, row('req_new', now)]);
+      const again = await repository.requests({ account: { type: 'user', id: 'usr_1' }, limit: 10 });
+      assert.deepEqual(
+        again.map((entry) => entry.id),
+        ['req_new', 'req_old_3', 'req_old_2', 'req_old_1'],
+      );
+      const byKey = await repository.requests({ account: { type: 'user', id: 'usr_1' }, keyId: 'key_b', limit: 10 });
+      assert.deepEqual(byKey.map((entry) => entry.id), ['req_old_2']);
+
+      // Retention still removes what is older than the cutoff.
+      await repository.maintain(now, now - DAY_MS);
+      const kept = await repository.requests({ limit: 10 });
+      assert.deepEqual(
+        kept.map((entry) => entry.id),
+        ['req_new', 'req_old_3', 'req_old_2'],
+      );
+
+      const indexes =
+        engine === 'postgres'
+          ? await sql<{ name: string }>`select indexname as name from pg_indexes where schemaname = ${schema} and tablename = 'request_log'`.execute(storage.db)
+          : await sql<{ name: string }>`select name from sqlite_master where type = 'index' and tbl_name = 'request_log'`.execute(storage.db);
+      const names = indexes.rows.map((index) => index.name);
+      assert.ok(!names.includes('request_log_time'), `the time index is gone (the primary key orders by time): ${names.join(', ')}`);
+      for (const name of ['request_log_account', 'request_log_user', 'request_log_key', 'request_log_task']) assert.ok(names.includes(name), `${name} is there`);
+    } finally {
+      await storage.close();
+      if (engine === 'postgres') await dropPostgresSchema(POSTGRES_URL, schema);
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
+}
