@@ -59,7 +59,7 @@ const columns = (entry: RequestLogRow) => ({
   output_tokens: entry.outputTokens,
   cache_read_tokens: entry.cacheReadTokens,
   cache_write_tokens: entry.cacheWriteTokens,
-  cost_nano: entry.cost.toString(),
+  cost_nano: sql<bigint>`cast(${entry.cost.toString()} as bigint)`,
   latency_ms: entry.latencyMs,
   ttft_ms: entry.ttftMs,
   task_id: entry.taskId,
