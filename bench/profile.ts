@@ -72,15 +72,15 @@ function areaOf(frame: ProfileNode['callFrame'], bundle: SourceMap | undefined):
   return { area: 'other', where: url };
 }
 
-/** Self time per node over the samples taken from `fromMicroseconds` on (the measured load, not start-up and warm-up). */
-function summarise(profile: CpuProfile, bundle: SourceMap | undefined, cpuPerRequest: number, top: number, fromMicroseconds: number): string {
+/** Self time per node over the samples taken during the measured load (not start-up, warm-up or the shutdown after it). */
+function summarise(profile: CpuProfile, bundle: SourceMap | undefined, cpuPerRequest: number, top: number, load: { from: number; to: number }): string {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const selfTime = new Map<number, number>();
   let at = profile.startTime;
   profile.samples.forEach((id, index) => {
     const delta = profile.timeDeltas[index] ?? 0;
     at += delta;
-    if (at >= fromMicroseconds) selfTime.set(id, (selfTime.get(id) ?? 0) + delta);
+    if (at >= load.from && at <= load.to) selfTime.set(id, (selfTime.get(id) ?? 0) + delta);
   });
   const idle = [...selfTime].filter(([id]) => byId.get(id)?.callFrame.functionName === '(idle)').reduce((sum, [, time]) => sum + time, 0);
   const busy = [...selfTime.values()].reduce((sum, time) => sum + time, 0) - idle;
@@ -124,6 +124,7 @@ async function profileScenario(
     const loadStartMicroseconds = Number(process.hrtime.bigint() / 1000n);
     const cpuBefore = cpuMicroseconds(target.pid);
     const result = await load(seconds);
+    const loadEndMicroseconds = Number(process.hrtime.bigint() / 1000n);
     const cpuPerRequest = (cpuMicroseconds(target.pid) - cpuBefore) / result.requests.total;
     await target.stop(); // SIGTERM: node writes the profile as it exits
     const file = readdirSync(directory).find((name) => name.endsWith('.cpuprofile'));
@@ -132,7 +133,7 @@ async function profileScenario(
     const bundle = new SourceMap(JSON.parse(readFileSync(join(ROOT, 'dist', 'main.js.map'), 'utf8')) as ConstructorParameters<typeof SourceMap>[0]);
     console.log(`\n### ${scenario}${requestLog ? '' : ' (request log off)'}: ${(result.requests.total / result.duration).toFixed(0)} req/s, ${cpuPerRequest.toFixed(0)} µs CPU per request, non-2xx ${result.non2xx}\n`);
     console.log('Shares are of the busy samples taken during the measured load; µs = share × CPU per request.\n');
-    console.log(summarise(profile, bundle, cpuPerRequest, top, loadStartMicroseconds));
+    console.log(summarise(profile, bundle, cpuPerRequest, top, { from: loadStartMicroseconds, to: loadEndMicroseconds }));
   } finally {
     await target.stop();
   }
