@@ -1,4 +1,5 @@
 import type { ChatChunk, ChatRequest, ChatStreamEvent, ChatUsage, JsonObject } from '../../core/chat-types.ts';
+import { decodeJsonText, escapeJsonText, ScannedChatChunk } from '../../dialects/openai/chat-chunk-scan.ts';
 import { sseFrame } from '../../lib/sse-writer.ts';
 import { priceUsage } from '../billing/pricing.ts';
 import type { ModelCall } from './model-call.ts';
@@ -16,6 +17,7 @@ export class ChatCompletionsRelay implements RelayDialect<ChatStreamEvent> {
   private readonly clientWantsUsage: boolean;
   private readonly redirected: boolean;
   private usage: ChatUsage | undefined;
+  /** The deltas' text so far, JSON-escaped (scanned frames keep it so; decoded only for an estimate). */
   private produced = '';
   private first = true;
 
@@ -30,7 +32,7 @@ export class ChatCompletionsRelay implements RelayDialect<ChatStreamEvent> {
 
   frame(event: ChatStreamEvent): string | undefined {
     if (event.kind === 'error') return sseFrame(JSON.stringify({ error: event.error }));
-    const payload = this.payload(event.chunk, event.raw);
+    const payload = event instanceof ScannedChatChunk ? this.scanned(event) : this.parsed(event.chunk, event.raw);
     if (payload === undefined) return undefined;
     this.first = false;
     return sseFrame(payload);
@@ -45,23 +47,42 @@ export class ChatCompletionsRelay implements RelayDialect<ChatStreamEvent> {
   }
 
   charge(): void {
-    this.book(this.usage, this.produced);
+    this.book(this.usage, this.usage ? '' : decodeJsonText(this.produced));
   }
 
-  private payload(chunk: ChatChunk, raw: string): string | undefined {
-    const { resolution } = this.call;
-    for (const choice of chunk.choices ?? []) this.produced += deltaText(choice.delta);
+  /** A frame the vendor's reader scanned (no usage object, no tool calls, no error): passed on, or only its `"usage":null` cut. */
+  private scanned(frame: ScannedChatChunk): string {
+    this.produced += frame.escapedText;
+    if (this.redirected) return this.rewritten(frame.chunk, false);
+    if (!frame.usageNull || this.clientWantsUsage) return frame.raw;
+    return this.withoutUsageNull(frame.raw) ?? this.rewritten(frame.chunk, false);
+  }
+
+  private parsed(chunk: ChatChunk, raw: string): string | undefined {
+    for (const choice of chunk.choices ?? []) this.produced += escapeJsonText(deltaText(choice.delta));
     if (chunk.usage) this.usage = chunk.usage;
     const isUsageFrame = chunk.usage != null && (chunk.choices?.length ?? 0) === 0;
     if (isUsageFrame && !this.clientWantsUsage) return undefined;
     const rewrite = this.redirected || isUsageFrame || (!this.clientWantsUsage && 'usage' in chunk);
     if (!rewrite) return raw;
-    // The `usage: null` the vendor puts on every frame (because the gateway asked for usage) is cut from the text
-    // instead of re-serialising the frame.
     if (!this.redirected && !isUsageFrame && chunk.usage === null) {
-      const cut = raw.replace(',"usage":null', '');
-      if (cut.length !== raw.length) return cut;
+      const cut = this.withoutUsageNull(raw);
+      if (cut !== undefined) return cut;
     }
+    return this.rewritten(chunk, isUsageFrame);
+  }
+
+  /**
+   * The `usage: null` the vendor puts on every frame (because the gateway asked for usage) cut from the text instead of
+   * re-serialising the frame; undefined when it is not written that way.
+   */
+  private withoutUsageNull(raw: string): string | undefined {
+    const cut = raw.replace(',"usage":null', '');
+    return cut.length !== raw.length ? cut : undefined;
+  }
+
+  private rewritten(chunk: ChatChunk, isUsageFrame: boolean): string {
+    const { resolution } = this.call;
     const out: ChatChunk & { warnings?: unknown[] } = { ...chunk };
     if (!this.clientWantsUsage) delete out.usage;
     if (this.redirected) out.model = resolution.requested.id;

@@ -9,8 +9,9 @@ import type {
   ModerationRequest,
   ModerationResponse,
 } from '../../core/chat-types.ts';
+import { scanChatChunk } from '../../dialects/openai/chat-chunk-scan.ts';
 import type { ChannelClient } from '../channels/channel-client.ts';
-import type { UpstreamResponse } from '../http-client.ts';
+import { parseJsonBody, type UpstreamResponse } from '../http-client.ts';
 import type { CallOptions, ChatStream, Provider } from '../provider.ts';
 import { openChatStream } from '../chat-stream.ts';
 import { readServerSentEvents } from '../sse-reader.ts';
@@ -45,16 +46,19 @@ export class OpenAiProvider implements Provider {
   }
 
   private async postJson<T>(path: string, body: JsonObject, options: CallOptions): Promise<T> {
-    const response = await this.http.send(
+    const answer = await this.http.sendForText(
       (endpoint) => ({ url: openAiUrl(endpoint, path), headers: openAiHeaders(endpoint, options.requestId) }),
       { body: JSON.stringify(body), signal: options.signal },
       options.route,
     );
-    return this.http.json<T>(response);
+    return parseJsonBody<T>(answer.text);
   }
 }
 
-/** OpenAI's chat stream as canonical events: each `data` frame parsed once, `[DONE]` ends it. */
+/**
+ * OpenAI's chat stream as canonical events, `[DONE]` ends it. A frame is scanned, not parsed (ScannedChatChunk), unless
+ * it carries what must be read as JSON: an error, a usage object, tool calls.
+ */
 async function* openAiStreamEvents(body: UpstreamResponse['body']): AsyncGenerator<ChatStreamEvent> {
   // After `[DONE]` the body is read to its end (the vendor ends it there) rather than left: leaving a Readable's loop before
   // its end destroys it with a new AbortError (a stack trace), at the end of every stream.
@@ -62,19 +66,25 @@ async function* openAiStreamEvents(body: UpstreamResponse['body']): AsyncGenerat
   try {
     for await (const message of readServerSentEvents(body)) {
       if (done) continue;
-      if (message.data === '[DONE]') {
+      const data = message.data;
+      if (data === '[DONE]') {
         done = true;
+        continue;
+      }
+      const scanned = scanChatChunk(data);
+      if (scanned) {
+        yield scanned;
         continue;
       }
       let parsed: unknown;
       try {
-        parsed = JSON.parse(message.data);
+        parsed = JSON.parse(data);
       } catch {
-        throw new UpstreamError(502, message.data, 'text/plain', 'upstream sent a frame that is not JSON');
+        throw new UpstreamError(502, data, 'text/plain', 'upstream sent a frame that is not JSON');
       }
       const object = parsed as JsonObject;
-      if (object.error && typeof object.error === 'object') yield { kind: 'error', error: object.error as JsonObject, raw: message.data };
-      else yield { kind: 'chunk', chunk: object as ChatChunk, raw: message.data };
+      if (object.error && typeof object.error === 'object') yield { kind: 'error', error: object.error as JsonObject, raw: data };
+      else yield { kind: 'chunk', chunk: object as ChatChunk, raw: data };
     }
   } catch (error) {
     // A body that breaks off after `[DONE]` lost nothing: the stream was complete.

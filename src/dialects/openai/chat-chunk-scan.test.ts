@@ -1,0 +1,59 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { ChatChunk } from '../../core/chat-types.ts';
+import { deltaText } from '../../features/inference/chat-completions-relay.ts';
+import { decodeJsonText, escapeJsonText, scanChatChunk } from './chat-chunk-scan.ts';
+
+const frame = (delta: Record<string, unknown>, extra: Record<string, unknown> = { usage: null }): string =>
+  JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o-mini', choices: [{ index: 0, delta, finish_reason: null }], ...extra });
+
+/** What a parse of the frame says the relay needs: the deltas' text, and whether it has `usage: null`. */
+function parsedView(raw: string): { text: string; usageNull: boolean } {
+  const chunk = JSON.parse(raw) as ChatChunk;
+  return { text: (chunk.choices ?? []).map((choice) => deltaText(choice.delta)).join(''), usageNull: 'usage' in chunk && chunk.usage === null };
+}
+
+describe('scanChatChunk', () => {
+  const passing: Array<[string, string]> = [
+    ['plain content', frame({ content: 'Hello' })],
+    ['the first frame (role, empty content)', frame({ role: 'assistant', content: '' })],
+    ['escapes: quotes, backslashes, newlines, unicode', frame({ content: 'say "hi"\\ \n\tcafé 😀 \u2028' })],
+    ['text that looks like keys', frame({ content: 'the "content": "x" and "usage": {"a":1} and \\"error\\"' })],
+    ['content null (the last frame)', frame({}, { usage: null, choices: [{ index: 0, delta: { content: null }, finish_reason: 'stop' }] })],
+    ['no usage key', frame({ content: 'x' }, {})],
+    ['reasoning text is not content', frame({ reasoning_content: 'thinking', content: 'answer' })],
+    ['two choices', JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: 'a' } }, { index: 1, delta: { content: 'b' } }] })],
+    ['blanks around colons', '{"id": "c", "choices": [{"index": 0, "delta": {"content" : "spaced"}}], "usage" :  null}'],
+  ];
+  for (const [name, raw] of passing) {
+    test(`${name}: scanned, with the text and usage a parse finds`, () => {
+      const scanned = scanChatChunk(raw);
+      assert.ok(scanned, 'scanned');
+      assert.equal(decodeJsonText(scanned.escapedText), parsedView(raw).text);
+      assert.equal(scanned.usageNull, parsedView(raw).usageNull);
+      assert.deepEqual(scanned.chunk, JSON.parse(raw), 'the chunk is still there when asked for');
+      assert.equal(scanned.raw, raw);
+    });
+  }
+
+  const parsedInstead: Array<[string, string]> = [
+    ['a usage object', frame({}, { usage: { prompt_tokens: 3, completion_tokens: 5, total_tokens: 8 }, choices: [] })],
+    ['a usage object after blanks', '{"id":"c","choices":[],"usage" : {"prompt_tokens":1}}'],
+    ['an error', '{"error":{"message":"overloaded","type":"server_error"}}'],
+    ['tool calls', frame({ tool_calls: [{ index: 0, function: { name: 'f', arguments: '{"a' } }] })],
+    ['content that is exactly "error"', frame({ content: 'error' })],
+    ['content as an array', frame({ content: [{ type: 'text', text: 'x' }] })],
+    ['not an object', 'not json'],
+    ['an unterminated string', '{"choices":[{"delta":{"content":"abc}'],
+  ];
+  for (const [name, raw] of parsedInstead) {
+    test(`${name}: left to a full parse`, () => {
+      assert.equal(scanChatChunk(raw), undefined);
+    });
+  }
+});
+
+test('escapeJsonText and decodeJsonText are inverse', () => {
+  for (const text of ['', 'plain', 'a "quoted" \\ back\nslash', 'café 😀', '\u0000\u001f']) assert.equal(decodeJsonText(escapeJsonText(text)), text);
+  assert.equal(decodeJsonText('broken \\'), 'broken \\', 'text a vendor escaped badly is kept as it came');
+});
