@@ -8,7 +8,7 @@ import {
   type MessagesRequest,
 } from '../../dialects/anthropic/messages-request.ts';
 import { estimateTokens, textOf } from '../../lib/token-estimate.ts';
-import type { AnthropicPassthrough } from '../../providers/anthropic/anthropic-passthrough.ts';
+import type { AnthropicPassthrough, PassthroughOptions } from '../../providers/anthropic/anthropic-passthrough.ts';
 import type { UpstreamResponse } from '../../providers/http-client.ts';
 import type { AccountsService } from '../accounts/accounts-service.ts';
 import { priceUsage, type Cost } from '../billing/pricing.ts';
@@ -82,14 +82,14 @@ export class MessagesService {
   }
 
   /** Sends to the served model's channels; a create falls back to the model's Anthropic-family fallbacks when they all fail. */
-  private send(prepared: PreparedMessages, path: '/v1/messages' | '/v1/messages/count_tokens', signal: AbortSignal | undefined, stream: boolean): Promise<UpstreamResponse> {
-    const once = (): Promise<UpstreamResponse> =>
-      prepared.client.send(
-        path,
-        prepared.body,
-        { requestId: prepared.call.caller.requestId, version: prepared.version, betas: prepared.betas, route: prepared.call.route, ...(signal ? { signal } : {}) },
-        stream,
-      );
+  private send<Answer>(
+    prepared: PreparedMessages,
+    path: '/v1/messages' | '/v1/messages/count_tokens',
+    signal: AbortSignal | undefined,
+    call: (client: AnthropicPassthrough, options: PassthroughOptions) => Promise<Answer>,
+  ): Promise<Answer> {
+    const once = (): Promise<Answer> =>
+      call(prepared.client, { requestId: prepared.call.caller.requestId, version: prepared.version, betas: prepared.betas, route: prepared.call.route, ...(signal ? { signal } : {}) });
     if (path !== '/v1/messages') return once();
     return withFallbacks(this.dependencies, prepared.call, once, {
       accepts: (model) => model.family === ANTHROPIC_FAMILY,
@@ -103,8 +103,7 @@ export class MessagesService {
 
   /** Non-stream create. The vendor's bytes are returned unchanged unless retirement rewrites `model` and adds `warnings`. */
   async create(prepared: PreparedMessages, signal?: AbortSignal): Promise<{ body: string; cost: Cost }> {
-    const response = await this.send(prepared, '/v1/messages', signal, false);
-    const text = await response.body.text();
+    const { text } = await this.send(prepared, '/v1/messages', signal, (client, options) => client.sendForText('/v1/messages', prepared.body, options));
     let parsed: JsonObject;
     try {
       parsed = JSON.parse(text) as JsonObject;
@@ -120,13 +119,13 @@ export class MessagesService {
   }
 
   async openStream(prepared: PreparedMessages, signal: AbortSignal): Promise<UpstreamResponse> {
-    return this.send(prepared, '/v1/messages', signal, true);
+    return this.send(prepared, '/v1/messages', signal, (client, options) => client.send('/v1/messages', prepared.body, options, true));
   }
 
   /** count_tokens: forwarded after the same checks and rewrites; free. */
   async countTokens(prepared: PreparedMessages): Promise<string> {
-    const response = await this.send(prepared, '/v1/messages/count_tokens', undefined, false);
-    return response.body.text();
+    const { text } = await this.send(prepared, '/v1/messages/count_tokens', undefined, (client, options) => client.sendForText('/v1/messages/count_tokens', prepared.body, options));
+    return text;
   }
 
   /** Books the charge of a stream from what its relay saw. */

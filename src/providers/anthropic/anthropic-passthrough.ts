@@ -1,6 +1,6 @@
-import type { ChannelClient } from '../channels/channel-client.ts';
+import type { ChannelClient, UpstreamTarget } from '../channels/channel-client.ts';
 import type { UpstreamRoute } from '../channels/upstream-route.ts';
-import type { UpstreamResponse } from '../http-client.ts';
+import type { UpstreamResponse, UpstreamText } from '../http-client.ts';
 import { anthropicHeaders, anthropicUrl } from './anthropic-api.ts';
 
 export interface PassthroughOptions {
@@ -21,12 +21,23 @@ export class AnthropicPassthrough {
     private readonly http: ChannelClient,
   ) {}
 
-  send(path: '/v1/messages' | '/v1/messages/count_tokens', body: string, options: PassthroughOptions, stream = false): Promise<UpstreamResponse> {
-    const target = (endpoint: { baseUrl: string; apiKey: string | null }) => {
-      const headers = anthropicHeaders(endpoint, options.requestId, { version: options.version, betas: options.betas });
-      if (stream) headers.accept = 'text/event-stream';
-      return { url: anthropicUrl(endpoint, path), headers };
-    };
-    return this.http.send(target, { body, signal: options.signal }, options.route);
+  /** A stream: the response is handed back before its body is read. */
+  send(path: MessagesPath, body: string, options: PassthroughOptions, stream = false): Promise<UpstreamResponse> {
+    return this.http.send(target(path, options, stream), { body, signal: options.signal }, options.route);
   }
+
+  /** A call whose answer is read whole (non-stream create, count_tokens). */
+  sendForText(path: MessagesPath, body: string, options: PassthroughOptions): Promise<UpstreamText> {
+    return this.http.sendForText(target(path, options, false), { body, signal: options.signal }, options.route);
+  }
+}
+
+type MessagesPath = '/v1/messages' | '/v1/messages/count_tokens';
+
+function target(path: MessagesPath, options: PassthroughOptions, stream: boolean): UpstreamTarget {
+  return (endpoint) => {
+    const headers = anthropicHeaders(endpoint, options.requestId, { version: options.version, betas: options.betas });
+    if (stream) headers.accept = 'text/event-stream';
+    return { url: anthropicUrl(endpoint, path), headers };
+  };
 }

@@ -1,7 +1,7 @@
 import type { Dispatcher, FormData } from 'undici';
 import { singleChannelProvider } from '../../features/catalog/catalog.ts';
 import { systemClock, type Clock } from '../../lib/clock.ts';
-import { transportError, type HttpClient, type UpstreamResponse } from '../http-client.ts';
+import { transportError, type HttpClient, type UpstreamResponse, type UpstreamText } from '../http-client.ts';
 import { UpstreamError } from '../upstream-error.ts';
 import { ChannelHealth } from './channel-health.ts';
 import { ChannelSet, type RoutedChannel } from './channel-set.ts';
@@ -58,7 +58,22 @@ export class ChannelClient {
    * Sends a call for `route.model`; a non-2xx answer is read whole and thrown as UpstreamError. `pinned` names the channel
    * a follow-up must use (a vendor object lives in the account that made it): then that channel alone is tried.
    */
-  async send(target: UpstreamTarget, init: SendInit, route: UpstreamRoute, pinned?: string | null): Promise<UpstreamResponse> {
+  send(target: UpstreamTarget, init: SendInit, route: UpstreamRoute, pinned?: string | null): Promise<UpstreamResponse> {
+    return this.routed(target, init, route, pinned, (url, headers) => this.http.send(url, { headers, ...init }));
+  }
+
+  /** `send` for a call whose answer is read whole (HttpClient.sendForText): same channels, failover and health. */
+  sendForText(target: UpstreamTarget, init: { body: string; signal?: AbortSignal | undefined }, route: UpstreamRoute): Promise<UpstreamText> {
+    return this.routed(target, init, route, undefined, (url, headers) => this.http.sendForText(url, { headers, ...init }));
+  }
+
+  private async routed<Answer>(
+    target: UpstreamTarget,
+    init: { signal?: AbortSignal | undefined },
+    route: UpstreamRoute,
+    pinned: string | null | undefined,
+    transport: (url: string, headers: Record<string, string>) => Promise<Answer>,
+  ): Promise<Answer> {
     const { clock } = this.options;
     const pin = pinned ? this.channels.channels.find((channel) => channel.id === pinned) : undefined;
     const limit = pin ? 1 : this.options.attempts;
@@ -73,7 +88,7 @@ export class ChannelClient {
       tried |= channel.bit;
       route.attempts += 1;
       route.channel = channel.id;
-      const outcome = await this.attempt(channel, target, init, attempt);
+      const outcome = await this.attempt(channel, target, init.signal, attempt, transport);
       if (!(outcome instanceof UpstreamError)) return outcome;
       last = outcome;
       if (!(outcome.kind === 'http' && outcome.status === 429)) everyAttemptRateLimited = false;
@@ -87,16 +102,22 @@ export class ChannelClient {
   }
 
   /** One attempt: the 2xx response, or the failure to fail over from (other failures are thrown). */
-  private async attempt(channel: RoutedChannel, target: UpstreamTarget, init: SendInit, attempt: number): Promise<UpstreamResponse | UpstreamError> {
+  private async attempt<Answer>(
+    channel: RoutedChannel,
+    target: UpstreamTarget,
+    signal: AbortSignal | undefined,
+    attempt: number,
+    transport: (url: string, headers: Record<string, string>) => Promise<Answer>,
+  ): Promise<Answer | UpstreamError> {
     channel.health.chosen();
     const call = target(channel.record);
     const started = performance.now();
     try {
-      const response = await this.http.send(call.url, { headers: call.headers, ...init });
+      const response = await transport(call.url, call.headers);
       channel.health.succeeded(performance.now() - started);
       return response;
     } catch (error) {
-      if (init.signal?.aborted) {
+      if (signal?.aborted) {
         channel.health.abandoned();
         throw error;
       }
