@@ -31,6 +31,8 @@ export interface Provider {
   readonly id: string;
   readonly type: 'openai' | 'anthropic';
   chatCompletion(request: ChatRequest, options: CallOptions): Promise<ChatResponse>;
+  /** The vendor's answer as it came, for a vendor that answers in OpenAI's format (the route then splices in the costs). */
+  chatCompletionText?(request: ChatRequest, options: CallOptions): Promise<string>;
   /** Resolves once the vendor has answered 200 and the stream has begun. */
   chatCompletionStream(request: ChatRequest, options: CallOptions): Promise<ChatStream>;
   embeddings(request: EmbeddingsRequest, options: CallOptions): Promise<EmbeddingsResponse>;

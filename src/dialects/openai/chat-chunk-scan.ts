@@ -68,9 +68,11 @@ function valueStart(raw: string, from: number): number {
   return index < raw.length ? index : -1;
 }
 
+const isBlank = (code: number): boolean => code === 32 || code === 9 || code === 10 || code === 13;
+
 function skipBlanks(raw: string, from: number): number {
   let index = from;
-  for (let code = raw.charCodeAt(index); code === 32 || code === 9 || code === 10 || code === 13; code = raw.charCodeAt(++index));
+  while (isBlank(raw.charCodeAt(index))) index++;
   return index;
 }
 
@@ -96,3 +98,72 @@ export function decodeJsonText(escaped: string): string {
 
 /** Text as it would stand inside a JSON string. */
 export const escapeJsonText = (text: string): string => (text === '' ? '' : JSON.stringify(text).slice(1, -1));
+
+/**
+ * Where the value of a top-level key of a JSON object's text starts and ends ([start, end)), found in one pass that
+ * skips strings and tracks nesting; undefined when the text is not one object, the key is not at its top level, or it is
+ * there twice. A body passed on with one value replaced is then spliced, not parsed and serialised again.
+ */
+export function topLevelValue(text: string, key: string): { start: number; end: number } | undefined {
+  const length = text.length;
+  let index = skipBlanks(text, 0);
+  if (text.charCodeAt(index) !== OPEN_BRACE) return undefined;
+  let depth = 0;
+  let found: { start: number; end: number } | undefined;
+  let expectKey = false;
+  for (; index < length; index++) {
+    const code = text.charCodeAt(index);
+    if (code === QUOTE) {
+      const end = stringEnd(text, index + 1);
+      if (end === -1) return undefined;
+      if (depth === 1 && expectKey && end - index - 1 === key.length && text.startsWith(key, index + 1)) {
+        const start = valueStart(text, end + 1);
+        if (start === -1 || found) return undefined;
+        const valueEnd = valueEndAt(text, start);
+        if (valueEnd === -1) return undefined;
+        found = { start, end: valueEnd };
+        index = valueEnd - 1;
+        expectKey = false;
+        continue;
+      }
+      index = end;
+      expectKey = false;
+    } else if (code === OPEN_BRACE || code === 91) {
+      depth++;
+      expectKey = code === OPEN_BRACE;
+    } else if (code === CLOSE_BRACE || code === 93) {
+      depth--;
+      if (depth === 0) return skipBlanks(text, index + 1) === length ? found : undefined;
+    } else if (code === 44) expectKey = true;
+  }
+  return undefined;
+}
+
+/** The end (exclusive) of the JSON value starting at `start`: a string, an object or array (nesting and strings skipped), or a literal. */
+function valueEndAt(text: string, start: number): number {
+  const first = text.charCodeAt(start);
+  if (first === QUOTE) {
+    const end = stringEnd(text, start + 1);
+    return end === -1 ? -1 : end + 1;
+  }
+  if (first !== OPEN_BRACE && first !== 91) {
+    let index = start;
+    for (let code = text.charCodeAt(index); index < text.length && code !== 44 && code !== CLOSE_BRACE && code !== 93; code = text.charCodeAt(++index));
+    while (index > start && isBlank(text.charCodeAt(index - 1))) index--;
+    return index;
+  }
+  let depth = 0;
+  for (let index = start; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code === QUOTE) {
+      const end = stringEnd(text, index + 1);
+      if (end === -1) return -1;
+      index = end;
+    } else if (code === OPEN_BRACE || code === 91) depth++;
+    else if (code === CLOSE_BRACE || code === 93) {
+      depth--;
+      if (depth === 0) return index + 1;
+    }
+  }
+  return -1;
+}

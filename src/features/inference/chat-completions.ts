@@ -1,5 +1,7 @@
 import type { ChatRequest, ChatResponse, ChatUsage } from '../../core/chat-types.ts';
+import { topLevelValue } from '../../dialects/openai/chat-chunk-scan.ts';
 import { estimateTokens, textOf } from '../../lib/token-estimate.ts';
+import { parseJsonBody } from '../../providers/http-client.ts';
 import type { ChatStream } from '../../providers/provider.ts';
 import { priceUsage } from '../billing/pricing.ts';
 import { ChatCompletionsRelay } from './chat-completions-relay.ts';
@@ -26,6 +28,38 @@ export class ChatCompletionsService {
     const response = await withModelFallbacks(this.dependencies, call, () =>
       call.provider.chatCompletion({ ...request, model: call.resolution.served.upstreamModel }, { requestId: call.caller.requestId, route: call.route, ...(signal ? { signal } : {}) }),
     );
+    return this.finish(call, request, response);
+  }
+
+  /**
+   * `complete` as the HTTP route answers it, as JSON text. From a vendor that answers in OpenAI's format, the answer is
+   * its own text with only `usage` replaced by the priced usage (issue 16: no parse and re-serialisation of a body that
+   * passes through); the object path serves the rest (a redirected model, a vendor's answer without usage, other formats).
+   */
+  async completeText(call: ModelCall, request: ChatRequest): Promise<string> {
+    const answer = await withModelFallbacks(this.dependencies, call, (): Promise<string | ChatResponse> => {
+      const upstream = { ...request, model: call.resolution.served.upstreamModel };
+      const options = { requestId: call.caller.requestId, route: call.route };
+      return call.provider.chatCompletionText ? call.provider.chatCompletionText(upstream, options) : call.provider.chatCompletion(upstream, options);
+    });
+    if (typeof answer !== 'string') return JSON.stringify(this.finish(call, request, answer));
+    return this.spliced(call, answer) ?? JSON.stringify(this.finish(call, request, parseJsonBody<ChatResponse>(answer)));
+  }
+
+  /** The vendor's text with its usage priced and charged, when it has a usage object at its top level and no rule rewrites more. */
+  private spliced(call: ModelCall, text: string): string | undefined {
+    if (call.resolution.warning) return undefined;
+    const range = topLevelValue(text, 'usage');
+    if (!range || text.charCodeAt(range.start) !== 123 /* { */) return undefined;
+    const usage = parseJsonBody<ChatUsage>(text.slice(range.start, range.end));
+    const tokens = tokenUsageFromChat(usage);
+    const cost = priceUsage(call.resolution.billed, tokens);
+    chargeCall(this.dependencies, call, cost, tokens, 'chat.completions');
+    return `${text.slice(0, range.start)}${JSON.stringify(withCosts(usage, cost))}${text.slice(range.end)}`;
+  }
+
+  /** Prices and charges a vendor's answer (estimated when it has no usage) and applies retirement's rewrites. */
+  private finish(call: ModelCall, request: ChatRequest, response: ChatResponse): ChatResponse & { usage: PricedUsage } {
     const { resolution } = call;
     const usage: ChatUsage = response.usage ?? estimateUsage(request, completionText(response));
     const tokens = tokenUsageFromChat(usage);

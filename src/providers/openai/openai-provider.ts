@@ -28,7 +28,11 @@ export class OpenAiProvider implements Provider {
   ) {}
 
   async chatCompletion(request: ChatRequest, options: CallOptions): Promise<ChatResponse> {
-    return this.postJson<ChatResponse>('/chat/completions', request, options);
+    return parseJsonBody<ChatResponse>(await this.chatCompletionText(request, options));
+  }
+
+  chatCompletionText(request: ChatRequest, options: CallOptions): Promise<string> {
+    return this.postText('/chat/completions', request, options);
   }
 
   chatCompletionStream(request: ChatRequest, options: CallOptions): Promise<ChatStream> {
@@ -46,12 +50,16 @@ export class OpenAiProvider implements Provider {
   }
 
   private async postJson<T>(path: string, body: JsonObject, options: CallOptions): Promise<T> {
+    return parseJsonBody<T>(await this.postText(path, body, options));
+  }
+
+  private async postText(path: string, body: JsonObject, options: CallOptions): Promise<string> {
     const answer = await this.http.sendForText(
       (endpoint) => ({ url: openAiUrl(endpoint, path), headers: openAiHeaders(endpoint, options.requestId) }),
       { body: JSON.stringify(body), signal: options.signal },
       options.route,
     );
-    return parseJsonBody<T>(answer.text);
+    return answer.text;
   }
 }
 

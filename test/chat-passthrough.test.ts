@@ -1,0 +1,89 @@
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import type { Simulator } from '../simulator/server.ts';
+import { ask, chat, putPool } from './helpers/channels.ts';
+import { ledger } from './helpers/e2e.ts';
+import { micros, startTestGateway, type TestGateway } from './helpers/gateway.ts';
+
+/** Per 1,000 tokens: 0.0010 in, 0.0020 out → micro-units per token 1 in, 2 out. */
+const USAGE = { prompt_tokens: 1_000, completion_tokens: 500, total_tokens: 1_500, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } };
+
+/**
+ * A vendor whose answers are written by hand: pretty-printed, with fields the gateway does not know, so a test can tell
+ * whether the gateway passed the vendor's own text on.
+ */
+function vendorAnswer(usage: unknown): string {
+  const body: Record<string, unknown> = {
+    id: 'chatcmpl-hand',
+    object: 'chat.completion',
+    created: 1_700_000_000,
+    model: 'gpt-4o-mini',
+    system_fingerprint: 'fp_hand',
+    choices: [{ index: 0, message: { role: 'assistant', content: 'The "usage": {} here is only text.', refusal: null }, logprobs: null, finish_reason: 'stop' }],
+    service_tier: 'default',
+    vendor_extra: { nested: { usage: { prompt_tokens: 999_999 } } },
+  };
+  if (usage !== undefined) body.usage = usage;
+  return JSON.stringify(body, null, 2);
+}
+
+describe('non-stream chat completions: the vendor’s own answer with only its usage priced', () => {
+  let gateway: TestGateway;
+  let vendor: Server;
+  let next = vendorAnswer(USAGE);
+
+  before(async () => {
+    vendor = createServer((request, response) => {
+      request.resume();
+      request.on('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end(next));
+    });
+    await new Promise<void>((resolve) => vendor.listen(0, '127.0.0.1', resolve));
+    gateway = await startTestGateway();
+    const url = `http://127.0.0.1:${(vendor.address() as AddressInfo).port}`;
+    await putPool(gateway, 'hand', [{ id: 'only', simulator: { url } as Simulator }], { id: 'hand-model' });
+  });
+  after(async () => {
+    await gateway.close();
+    vendor.closeAllConnections();
+    await new Promise<void>((resolve) => vendor.close(() => resolve()));
+  });
+
+  test('the answer is the vendor’s text, its usage replaced by the usage with costs; the balance drops by total_cost', async () => {
+    const { key, userId } = await gateway.fundedKey();
+    next = vendorAnswer(USAGE);
+    const response = await chat(gateway, key, ask('hand-model'));
+    assert.equal(response.status, 200, response.text);
+    assert.match(String(response.headers.get('content-type')), /^application\/json/);
+    const priced = { ...USAGE, prompt_cost: 0.001, completion_cost: 0.001, total_cost: 0.002 };
+    // The top-level usage is the last key of the pretty-printed object: `"usage": {…}\n}`.
+    const at = next.lastIndexOf('"usage": {');
+    const expected = `${next.slice(0, at)}"usage": ${JSON.stringify(priced)}\n}`;
+    assert.equal(response.text, expected, 'every other byte as the vendor wrote it');
+    assert.equal(response.headers.get('x-tollgate-cost'), '0.002');
+    const entries = await ledger(gateway, { userId });
+    const charges = entries.filter((entry) => entry.kind === 'charge');
+    assert.equal(charges.length, 1);
+    assert.equal(micros(charges[0]!.amount), -2_000n, 'charged 1,000 × 1 µ + 500 × 2 µ, by the top-level usage only');
+  });
+
+  test('an answer without usage is charged by estimate and rendered as before', async () => {
+    const { key } = await gateway.fundedKey();
+    next = vendorAnswer(undefined);
+    const response = await chat(gateway, key, ask('hand-model'));
+    assert.equal(response.status, 200, response.text);
+    const body = JSON.parse(response.text) as { usage: { prompt_tokens: number; completion_tokens: number; total_cost: number }; vendor_extra: unknown };
+    assert.ok(body.usage.prompt_tokens > 0 && body.usage.completion_tokens > 0, 'estimated counts');
+    assert.ok(body.usage.total_cost > 0);
+    assert.deepEqual(body.vendor_extra, { nested: { usage: { prompt_tokens: 999_999 } } }, 'a nested usage is not taken for the answer’s usage');
+  });
+
+  test('an answer that is not JSON is a 502 and charges nothing', async () => {
+    const { key, userId } = await gateway.fundedKey();
+    next = '{"id": "broken", "usage": {"prompt_tokens": 3';
+    const response = await chat(gateway, key, ask('hand-model'));
+    assert.equal(response.status, 502, response.text);
+    assert.equal((await ledger(gateway, { userId })).filter((entry) => entry.kind === 'charge').length, 0);
+  });
+});
