@@ -35,4 +35,4 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # The gateway itself is PID 1's only child concern: node handles SIGTERM (drains streams, flushes the ledger, exits 0).
 STOPSIGNAL SIGTERM
-CMD ["node", "--enable-source-maps", "--max-semi-space-size=4", "dist/main.js"]
+CMD ["node", "--enable-source-maps", "--max-semi-space-size=8", "dist/main.js"]

@@ -97,7 +97,7 @@ export async function startTollgate(
   // Measured as `npm start` serves: the bundled build (no TypeScript loader in the process).
   execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
   // The same flags and allocator setting as `npm start` (package.json).
-  const child = startChild('tollgate', [...nodeFlags, '--expose-gc', '--max-semi-space-size=4', 'dist/main.js'], { ...environment, MALLOC_ARENA_MAX: '2' }, root);
+  const child = startChild('tollgate', [...nodeFlags, '--expose-gc', '--max-semi-space-size=8', 'dist/main.js'], { ...environment, MALLOC_ARENA_MAX: '2' }, root);
   const origin = `http://127.0.0.1:${port}`;
   const stop = async (): Promise<void> => {
     await stopChild(child);
