@@ -23,6 +23,7 @@ describe('scanChatChunk', () => {
     ['no usage key', frame({ content: 'x' }, {})],
     ['reasoning text is not content', frame({ reasoning_content: 'thinking', content: 'answer' })],
     ['two choices', JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: 'a' } }, { index: 1, delta: { content: 'b' } }] })],
+    ['content that is exactly "error" or "usage"', frame({ content: 'error' }, { usage: null, note: 'usage' })],
     ['blanks around colons', '{"id": "c", "choices": [{"index": 0, "delta": {"content" : "spaced"}}], "usage" :  null}'],
   ];
   for (const [name, raw] of passing) {
@@ -41,7 +42,6 @@ describe('scanChatChunk', () => {
     ['a usage object after blanks', '{"id":"c","choices":[],"usage" : {"prompt_tokens":1}}'],
     ['an error', '{"error":{"message":"overloaded","type":"server_error"}}'],
     ['tool calls', frame({ tool_calls: [{ index: 0, function: { name: 'f', arguments: '{"a' } }] })],
-    ['content that is exactly "error"', frame({ content: 'error' })],
     ['content as an array', frame({ content: [{ type: 'text', text: 'x' }] })],
     ['not an object', 'not json'],
     ['an unterminated string', '{"choices":[{"delta":{"content":"abc}'],

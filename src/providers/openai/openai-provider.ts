@@ -67,35 +67,28 @@ export class OpenAiProvider implements Provider {
  * OpenAI's chat stream as canonical events, `[DONE]` ends it. A frame is scanned, not parsed (ScannedChatChunk), unless
  * it carries what must be read as JSON: an error, a usage object, tool calls.
  */
-async function* openAiStreamEvents(body: UpstreamResponse['body']): AsyncGenerator<ChatStreamEvent> {
+function openAiStreamEvents(body: UpstreamResponse['body']): AsyncGenerator<ChatStreamEvent> {
   // After `[DONE]` the body is read to its end (the vendor ends it there) rather than left: leaving a Readable's loop before
-  // its end destroys it with a new AbortError (a stack trace), at the end of every stream.
+  // its end destroys it with a new AbortError (a stack trace), at the end of every stream. A body that breaks off after
+  // `[DONE]` lost nothing: the stream was complete.
   let done = false;
-  try {
-    for await (const message of readServerSentEvents(body)) {
-      if (done) continue;
-      const data = message.data;
-      if (data === '[DONE]') {
-        done = true;
-        continue;
-      }
-      const scanned = scanChatChunk(data);
-      if (scanned) {
-        yield scanned;
-        continue;
-      }
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(data);
-      } catch {
-        throw new UpstreamError(502, data, 'text/plain', 'upstream sent a frame that is not JSON');
-      }
-      const object = parsed as JsonObject;
-      if (object.error && typeof object.error === 'object') yield { kind: 'error', error: object.error as JsonObject, raw: data };
-      else yield { kind: 'chunk', chunk: object as ChatChunk, raw: data };
+  const event = ({ data }: { data: string }): ChatStreamEvent | undefined => {
+    if (done) return undefined;
+    if (data === '[DONE]') {
+      done = true;
+      return undefined;
     }
-  } catch (error) {
-    // A body that breaks off after `[DONE]` lost nothing: the stream was complete.
-    if (!done) throw error;
-  }
+    const scanned = scanChatChunk(data);
+    if (scanned) return scanned;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(data);
+    } catch {
+      throw new UpstreamError(502, data, 'text/plain', 'upstream sent a frame that is not JSON');
+    }
+    const object = parsed as JsonObject;
+    if (object.error && typeof object.error === 'object') return { kind: 'error', error: object.error as JsonObject, raw: data };
+    return { kind: 'chunk', chunk: object as ChatChunk, raw: data };
+  };
+  return readServerSentEvents(body, event, () => done);
 }
