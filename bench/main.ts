@@ -64,7 +64,7 @@ async function run(plan: BenchPlan): Promise<void> {
 function requestLogNote(cost: RequestLogCost): string {
   const spread = `${cost.pairLosses[0]!.toFixed(1)} … ${cost.pairLosses.at(-1)!.toFixed(1)} %`;
   return (
-    `request log (${cost.rounds} interleaved pairs × ${cost.secondsPerRun} s): ${cost.on.requestsPerSecond.toFixed(0)} req/s on, ` +
+    `request log (${cost.rounds} rounds, each a fresh gateway with it on and one with it off, ${cost.secondsPerRun} s each): ${cost.on.requestsPerSecond.toFixed(0)} req/s on, ` +
     `${cost.off.requestsPerSecond.toFixed(0)} req/s off (median pair: ${cost.lossPercent.toFixed(1)} % fewer with it on; pairs ${spread}); ` +
     `CPU per request ${cost.on.cpuMicrosecondsPerRequest.toFixed(0)} µs on, ${cost.off.cpuMicrosecondsPerRequest.toFixed(0)} µs off (median pair +${cost.cpuPercent.toFixed(1)} %)`
   );
