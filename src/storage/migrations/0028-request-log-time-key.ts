@@ -1,4 +1,4 @@
-import { PostgresAdapter, sql, type Kysely } from 'kysely';
+import { PostgresAdapter, sql, type Kysely, type RawBuilder } from 'kysely';
 import { requestLogColumns } from './0016-request-log.ts';
 
 /**
@@ -12,14 +12,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     await sql`drop index if exists request_log_time`.execute(db);
     return;
   }
-  await sql`create table request_log_by_time (${requestLogColumns}, primary key (created_at, id)) without rowid`.execute(db);
-  await sql`insert into request_log_by_time select * from request_log`.execute(db);
-  await sql`drop table request_log`.execute(db);
-  await sql`alter table request_log_by_time rename to request_log`.execute(db);
-  await sql`create index request_log_account on request_log (account_type, account_id, created_at desc, id desc)`.execute(db);
-  await sql`create index request_log_user on request_log (user_id, created_at desc, id desc)`.execute(db);
-  await sql`create index request_log_key on request_log (key_id, created_at desc)`.execute(db);
-  await sql`create index request_log_task on request_log (task_id) where task_id is not null`.execute(db);
+  await rebuildSqlite(db, sql`primary key (created_at, id)) without rowid`, false);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
@@ -27,13 +20,18 @@ export async function down(db: Kysely<unknown>): Promise<void> {
     await sql`create index request_log_time on request_log (created_at desc, id desc)`.execute(db);
     return;
   }
-  await sql`create table request_log_by_id (${requestLogColumns}, primary key (id))`.execute(db);
-  await sql`insert into request_log_by_id select * from request_log`.execute(db);
+  await rebuildSqlite(db, sql`primary key (id))`, true);
+}
+
+/** Copies the SQLite log into a table with the given key (the clause closes the column list), then rebuilds its indexes. */
+async function rebuildSqlite(db: Kysely<unknown>, key: RawBuilder<unknown>, timeIndex: boolean): Promise<void> {
+  await sql`create table request_log_rebuilt (${requestLogColumns}, ${key}`.execute(db);
+  await sql`insert into request_log_rebuilt select * from request_log`.execute(db);
   await sql`drop table request_log`.execute(db);
-  await sql`alter table request_log_by_id rename to request_log`.execute(db);
+  await sql`alter table request_log_rebuilt rename to request_log`.execute(db);
   await sql`create index request_log_account on request_log (account_type, account_id, created_at desc, id desc)`.execute(db);
   await sql`create index request_log_user on request_log (user_id, created_at desc, id desc)`.execute(db);
   await sql`create index request_log_key on request_log (key_id, created_at desc)`.execute(db);
-  await sql`create index request_log_time on request_log (created_at desc, id desc)`.execute(db);
+  if (timeIndex) await sql`create index request_log_time on request_log (created_at desc, id desc)`.execute(db);
   await sql`create index request_log_task on request_log (task_id) where task_id is not null`.execute(db);
 }
