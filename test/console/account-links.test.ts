@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { foreignRequests, launchBrowser, openPage, signInThroughForm } from '../helpers/browser.ts';
+import { foreignRequests, launchBrowser, openPage, signInThroughForm, startTogether } from '../helpers/browser.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import { addressesOf, linkIn, startMailServer, type TestMailServer } from '../helpers/mail-server.ts';
 import { createCustomer, signIn } from '../helpers/management.ts';
@@ -12,7 +12,7 @@ describe('password reset and email confirmation pages, in Chromium', () => {
   let browser: Browser;
 
   before(async () => {
-    [gw, browser] = await Promise.all([startTestGateway(), launchBrowser()]);
+    [gw, browser] = await startTogether(startTestGateway(), launchBrowser());
   });
   after(async () => {
     await browser?.close();
@@ -76,7 +76,7 @@ describe('links by mail, in Chromium', () => {
 
   before(async () => {
     mail = await startMailServer();
-    [gw, browser] = await Promise.all([startTestGateway({ config: { smtpUrl: mail.url, mailFrom: 'Tollgate <no-reply@tollgate.test>' } }), launchBrowser()]);
+    [gw, browser] = await startTogether(startTestGateway({ config: { smtpUrl: mail.url, mailFrom: 'Tollgate <no-reply@tollgate.test>' } }), launchBrowser());
   });
   after(async () => {
     await browser?.close();

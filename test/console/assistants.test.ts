@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { ManualClock } from '../../src/lib/clock.ts';
 import { createAssistant, newMention, simulatedReply } from '../helpers/assistants-e2e.ts';
-import { foreignRequests, launchBrowser, openPage, signInThroughForm, type RecordedPage } from '../helpers/browser.ts';
+import { foreignRequests, launchBrowser, openPage, signInThroughForm, type RecordedPage, startTogether } from '../helpers/browser.ts';
 import { micros, startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import { createCustomer, signIn, type Customer, type SignedInClient } from '../helpers/management.ts';
 
@@ -35,7 +35,7 @@ describe('assistants in the console and on their pages, in Chromium', () => {
   const mine = newMention('helper');
 
   before(async () => {
-    [gw, browser] = await Promise.all([startTestGateway({ clock: new ManualClock(Date.now()) }), launchBrowser()]);
+    [gw, browser] = await startTogether(startTestGateway({ clock: new ManualClock(Date.now()) }), launchBrowser());
     ada = await createCustomer(gw, { balance: '10.00', name: 'Ada' });
     adaApi = await signIn(gw, ada);
     const grace = await gw.admin<{ id: string }>('POST', '/users', { name: 'Grace Hopper', balance: '5.00' });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { foreignRequests, launchBrowser, openPage, signInThroughForm } from '../helpers/browser.ts';
+import { foreignRequests, launchBrowser, openPage, signInThroughForm, startTogether } from '../helpers/browser.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import { createCustomer, signIn } from '../helpers/management.ts';
 import { startStripeStandIn, type StripeStandIn } from '../helpers/stripe-stand-in.ts';
@@ -21,11 +21,11 @@ describe('card top-ups on the billing page, in Chromium', () => {
 
   before(async () => {
     standIn = await startStripeStandIn();
-    [gw, plain, browser] = await Promise.all([
+    [gw, plain, browser] = await startTogether(
       startTestGateway({ config: { stripe: { secretKey: 'sk_test_tollgate', webhookSecret: 'whsec_test_tollgate', apiUrl: standIn.url } } }),
       startTestGateway(),
       launchBrowser(),
-    ]);
+    );
     standIn.deliverTo(`${gw.url}/api/v1/payments/stripe/webhook`, 'whsec_test_tollgate');
   });
   after(async () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { ManualClock } from '../../src/lib/clock.ts';
-import { foreignRequests, launchBrowser, openPage, signInThroughForm, type RecordedPage } from '../helpers/browser.ts';
+import { foreignRequests, launchBrowser, openPage, signInThroughForm, type RecordedPage, startTogether } from '../helpers/browser.ts';
 import { micros, startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import { createCustomer, signIn, type Customer, type SignedInClient } from '../helpers/management.ts';
 
@@ -33,7 +33,7 @@ describe('the console for a customer, in Chromium', () => {
 
   before(async () => {
     // The browser reads "today" from its own clock: the gateway's manual clock starts at the real time.
-    [gw, browser] = await Promise.all([startTestGateway({ clock: new ManualClock(Date.now()) }), launchBrowser()]);
+    [gw, browser] = await startTogether(startTestGateway({ clock: new ManualClock(Date.now()) }), launchBrowser());
     customer = await createCustomer(gw, { balance: '10.00', name: 'Ada' });
     api = await signIn(gw, customer);
     view = await openPage(browser);

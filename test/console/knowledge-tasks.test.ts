@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { foreignRequests, launchBrowser, openPage, signInThroughForm, type RecordedPage } from '../helpers/browser.ts';
+import { foreignRequests, launchBrowser, openPage, signInThroughForm, type RecordedPage, startTogether } from '../helpers/browser.ts';
 import { micros, startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import { createCustomer, signIn, type Customer, type SignedInClient } from '../helpers/management.ts';
 import { advanceAndRun, postOk } from '../helpers/tasks.ts';
@@ -27,7 +27,7 @@ describe('the console\'s knowledge bases and tasks, in Chromium', () => {
   let key: string;
 
   before(async () => {
-    [gw, browser] = await Promise.all([startTestGateway(), launchBrowser()]);
+    [gw, browser] = await startTogether(startTestGateway(), launchBrowser());
     customer = await createCustomer(gw, { balance: '5.00' });
     api = await signIn(gw, customer);
     ({ key } = await gw.fundedKey({ userId: customer.userId }));

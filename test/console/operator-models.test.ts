@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { ManualClock } from '../../src/lib/clock.ts';
-import { foreignRequests, launchBrowser, openPage, signInThroughForm, type RecordedPage } from '../helpers/browser.ts';
+import { foreignRequests, launchBrowser, openPage, signInThroughForm, type RecordedPage, startTogether } from '../helpers/browser.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import { createCustomer, type Customer } from '../helpers/management.ts';
 
@@ -27,7 +27,7 @@ describe('the operator\'s models page, in Chromium', () => {
 
   before(async () => {
     // The page reads "the last 7 days" from the browser's clock: the gateway's manual clock starts at the real time.
-    [gw, browser] = await Promise.all([startTestGateway({ clock: new ManualClock(Date.now()) }), launchBrowser()]);
+    [gw, browser] = await startTogether(startTestGateway({ clock: new ManualClock(Date.now()) }), launchBrowser());
     operator = await createCustomer(gw, { operator: true, name: 'Olga the operator' });
     view = await openPage(browser);
     await signInThroughForm(view.page, gw.url, operator);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { ManualClock } from '../../src/lib/clock.ts';
-import { foreignRequests, launchBrowser, openPage, signInThroughForm, type RecordedPage } from '../helpers/browser.ts';
+import { foreignRequests, launchBrowser, openPage, signInThroughForm, type RecordedPage, startTogether } from '../helpers/browser.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
 import { createCustomer, type Customer } from '../helpers/management.ts';
 import { advanceAndRun, postOk } from '../helpers/tasks.ts';
@@ -41,7 +41,7 @@ describe("the operator's pages, in Chromium", () => {
 
   before(async () => {
     // Session cookies expire by the gateway's clock: it starts at the real time so the browser keeps them.
-    [gw, browser] = await Promise.all([startTestGateway({ clock: new ManualClock(Date.now()) }), launchBrowser()]);
+    [gw, browser] = await startTogether(startTestGateway({ clock: new ManualClock(Date.now()) }), launchBrowser());
     operator = await createCustomer(gw, { operator: true, name: 'Olga the operator' });
     view = await openPage(browser);
     await signInThroughForm(view.page, gw.url, operator);

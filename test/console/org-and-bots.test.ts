@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { foreignRequests, launchBrowser, openPage, signInThroughForm, type RecordedPage } from '../helpers/browser.ts';
+import { foreignRequests, launchBrowser, openPage, signInThroughForm, type RecordedPage, startTogether } from '../helpers/browser.ts';
 import { createAssistant, newMention } from '../helpers/assistants-e2e.ts';
 import { startChatService, type FakeChatService } from '../helpers/chat-service.ts';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.ts';
@@ -22,7 +22,7 @@ describe('the console for an organisation and its bots, in Chromium', () => {
   let chat: FakeChatService;
 
   before(async () => {
-    [gw, browser, chat] = await Promise.all([startTestGateway(), launchBrowser(), startChatService()]);
+    [gw, browser, chat] = await startTogether(startTestGateway(), launchBrowser(), startChatService());
     for (const role of ['owner', 'admin', 'member'] as const) {
       const customer = await createCustomer(gw, { name: `the ${role}` });
       people[role] = { customer, api: await signIn(gw, customer), view: await openPage(browser) };

@@ -50,3 +50,18 @@ export async function signInThroughForm(page: Page, gatewayUrl: string, customer
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.waitForURL(`${gatewayUrl}/console`);
 }
+
+/**
+ * Starts a console test's pieces together (gateway, Chromium, stand-ins). When one fails — Chromium missing, say — those
+ * that started are closed before the failure is thrown, so the test file fails instead of hanging on an open server.
+ */
+export async function startTogether<T extends readonly unknown[]>(...starts: { [K in keyof T]: Promise<T[K]> }): Promise<T> {
+  const settled = await Promise.allSettled(starts);
+  const failed = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+  if (!failed) return settled.map((outcome) => (outcome as PromiseFulfilledResult<unknown>).value) as unknown as T;
+  for (const outcome of settled) {
+    const value = outcome.status === 'fulfilled' ? (outcome.value as { close?: () => Promise<unknown> } | undefined) : undefined;
+    await value?.close?.().catch(() => undefined);
+  }
+  throw failed.reason;
+}
