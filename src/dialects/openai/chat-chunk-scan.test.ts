@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { ChatChunk } from '../../core/chat-types.ts';
 import { deltaText } from '../../features/inference/chat-completions-relay.ts';
-import { decodeJsonText, escapeJsonText, scanChatChunk, topLevelValue } from './chat-chunk-scan.ts';
+import { decodeJsonText } from '../../lib/json-scan.ts';
+import { scanChatChunk } from './chat-chunk-scan.ts';
 
 const frame = (delta: Record<string, unknown>, extra: Record<string, unknown> = { usage: null }): string =>
   JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o-mini', choices: [{ index: 0, delta, finish_reason: null }], ...extra });
@@ -51,40 +52,4 @@ describe('scanChatChunk', () => {
       assert.equal(scanChatChunk(raw), undefined);
     });
   }
-});
-
-test('escapeJsonText and decodeJsonText are inverse', () => {
-  for (const text of ['', 'plain', 'a "quoted" \\ back\nslash', 'café 😀', '\u0000\u001f']) assert.equal(decodeJsonText(escapeJsonText(text)), text);
-  assert.equal(decodeJsonText('broken \\'), 'broken \\', 'text a vendor escaped badly is kept as it came');
-});
-
-describe('topLevelValue', () => {
-  const usage = '{"prompt_tokens":3,"completion_tokens":5,"total_tokens":8,"prompt_tokens_details":{"cached_tokens":1}}';
-  const found = (text: string, key = 'usage'): string | undefined => {
-    const range = topLevelValue(text, key);
-    return range && text.slice(range.start, range.end);
-  };
-
-  test('finds the value of a top-level key: object, string, literal, at any place and with blanks', () => {
-    assert.equal(found(`{"id":"x","choices":[{"message":{"content":"hi"}}],"usage":${usage}}`), usage);
-    assert.equal(found(`{"usage":${usage},"id":"x"}`), usage);
-    assert.equal(found(`{ "id" : "x" ,\n  "usage" :  ${usage}  }`), usage);
-    assert.equal(found('{"usage":null,"id":"x"}'), 'null');
-    assert.equal(found('{"id":"x","usage" : null }'), 'null');
-    assert.equal(found('{"model":"gpt","id":"x"}', 'model'), '"gpt"');
-  });
-
-  test('a key that is not at the top level, is only text, or is there twice is not found', () => {
-    assert.equal(found(`{"choices":[{"usage":${usage}}]}`), undefined, 'nested in an array');
-    assert.equal(found(`{"meta":{"usage":${usage}}}`), undefined, 'nested in an object');
-    assert.equal(found('{"content":"the \\"usage\\": {} is text","id":"usage"}'), undefined, 'inside strings, or as a value');
-    assert.equal(found(`{"usage":${usage},"usage":${usage}}`), undefined, 'twice');
-    assert.equal(found('{"id":"x"}'), undefined, 'absent');
-  });
-
-  test('text that is not one well-formed object gives nothing', () => {
-    for (const text of ['[1,2]', `{"usage":${usage}`, `{"usage":${usage}} trailing`, '{"usage":{"a":"unterminated}}', 'not json', '']) {
-      assert.equal(found(text), undefined, text);
-    }
-  });
 });

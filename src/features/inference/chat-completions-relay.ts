@@ -1,5 +1,6 @@
 import type { ChatChunk, ChatRequest, ChatStreamEvent, ChatUsage, JsonObject } from '../../core/chat-types.ts';
-import { decodeJsonText, escapeJsonText, ScannedChatChunk } from '../../dialects/openai/chat-chunk-scan.ts';
+import { ScannedChatChunk } from '../../dialects/openai/chat-chunk-scan.ts';
+import { decodeJsonText, escapeJsonText } from '../../lib/json-scan.ts';
 import { sseFrame } from '../../lib/sse-writer.ts';
 import { priceUsage } from '../billing/pricing.ts';
 import type { ModelCall } from './model-call.ts';

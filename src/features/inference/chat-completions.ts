@@ -1,5 +1,5 @@
 import type { ChatRequest, ChatResponse, ChatUsage } from '../../core/chat-types.ts';
-import { topLevelValue } from '../../dialects/openai/chat-chunk-scan.ts';
+import { topLevelValue } from '../../lib/json-scan.ts';
 import { estimateTokens, textOf } from '../../lib/token-estimate.ts';
 import { parseJsonBody } from '../../providers/http-client.ts';
 import type { ChatStream } from '../../providers/provider.ts';

@@ -1,20 +1,25 @@
 import type { Readable } from 'node:stream';
 import type { EventSourceMessage } from 'eventsource-parser';
 import type { JsonObject } from '../../core/chat-types.ts';
+import { decodeJsonText, escapedStringValues, escapeJsonText } from '../../lib/json-scan.ts';
 import { sseFrame } from '../../lib/sse-writer.ts';
 import { readServerSentEvents } from '../../providers/sse-reader.ts';
 import type { MessagesService, PreparedMessages } from './messages.ts';
 import { relayStream, type RelayDialect } from './stream-relay.ts';
 
+/** The keys whose string values are a delta's text (text, tool input, thinking), up to the value's opening quote. */
+const DELTA_TEXT = /"(text|partial_json|thinking)"[ \t\r\n]*:[ \t\r\n]*"/g;
+
 /**
  * Messages stream frames as the client gets them: as they came, except `message_start` when the model was redirected
  * (its `model` replaced, `warnings` added — the only frame that carries either). Usage is read from `message_start` and
  * from each `message_delta`, whose counts are cumulative: the last one wins, nothing is added twice. Only those frames
- * and `content_block_delta` (text produced, for an estimate when the stream breaks off) are parsed.
+ * are parsed; `content_block_delta` is scanned for the text produced (an estimate when the stream breaks off).
  */
 class MessagesRelay implements RelayDialect<EventSourceMessage> {
   private usage: JsonObject | undefined;
   private outputSeen = false;
+  /** The deltas' text, JSON-escaped. */
   private produced = '';
 
   constructor(
@@ -38,8 +43,13 @@ class MessagesRelay implements RelayDialect<EventSourceMessage> {
         if (typeof delta.output_tokens === 'number') this.outputSeen = true;
       }
     } else if (event === 'content_block_delta') {
-      const delta = (JSON.parse(message.data) as { delta?: JsonObject }).delta;
-      if (delta) this.produced += (delta.text ?? delta.partial_json ?? delta.thinking ?? '') as string;
+      // Scanned, not parsed (one per token or so): the text of the delta, kept JSON-escaped until an estimate needs it.
+      const text = escapedStringValues(message.data, DELTA_TEXT);
+      if (text !== undefined) this.produced += text;
+      else {
+        const delta = (JSON.parse(message.data) as { delta?: JsonObject }).delta;
+        if (delta) this.produced += escapeJsonText((delta.text ?? delta.partial_json ?? delta.thinking ?? '') as string);
+      }
     }
     return sseFrame(message.data, event);
   }
@@ -54,7 +64,7 @@ class MessagesRelay implements RelayDialect<EventSourceMessage> {
   }
 
   charge(): void {
-    this.service.chargeStream(this.prepared, this.usage, this.outputSeen, this.produced);
+    this.service.chargeStream(this.prepared, this.usage, this.outputSeen, this.outputSeen ? '' : decodeJsonText(this.produced));
   }
 }
 
