@@ -3,7 +3,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 /** The gateway's Prometheus metrics, one registry per app (tests build several apps in one process). */
 export class Metrics {
   readonly registry = new Registry();
-  readonly requests = new Counter({ name: 'tollgate_http_requests_total', help: 'HTTP requests answered', labelNames: ['route', 'status'], registers: [this.registry] });
+  readonly requests = new TalliedCounter(this.registry, 'tollgate_http_requests_total', 'HTTP requests answered', ['route', 'status']);
   readonly latency = new Histogram({
     name: 'tollgate_http_request_duration_seconds',
     help: 'Time to answer a request (to the end of the body for streams)',
@@ -18,13 +18,13 @@ export class Metrics {
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
     registers: [this.registry],
   });
-  readonly tokens = new Counter({ name: 'tollgate_tokens_total', help: 'Tokens billed', labelNames: ['model', 'direction'], registers: [this.registry] });
-  readonly charged = new Counter({ name: 'tollgate_money_charged_total', help: 'Money charged, in currency units', labelNames: ['currency'], registers: [this.registry] });
+  readonly tokens = new TalliedCounter(this.registry, 'tollgate_tokens_total', 'Tokens billed', ['model', 'direction']);
+  readonly charged = new TalliedCounter(this.registry, 'tollgate_money_charged_total', 'Money charged, in currency units', ['currency']);
 
   private readonly upstreamTimers = new Map<string, { observe(value: number): void }>();
-  /** Per model: its input and output token counters (labelled children, looked up once). */
-  private readonly tokenCounters = new Map<string, { input: { inc(value: number): void }; output: { inc(value: number): void } }>();
-  private chargedInCurrency: { inc(value: number): void } | undefined;
+  /** Per model: its input and output token series (looked up once). */
+  private readonly tokenCounters = new Map<string, { input: Tally; output: Tally }>();
+  private chargedInCurrency: Tally | undefined;
 
   constructor(readonly currency: string) {
     collectDefaultMetrics({ register: this.registry, prefix: 'tollgate_' });
@@ -129,13 +129,56 @@ export class Metrics {
   /** Counts a call's billed tokens (hot path: labelled children cached per model). */
   countTokens(model: string, input: number, output: number): void {
     let counters = this.tokenCounters.get(model);
-    if (!counters) this.tokenCounters.set(model, (counters = { input: this.tokens.labels(model, 'input'), output: this.tokens.labels(model, 'output') }));
-    if (input > 0) counters.input.inc(input);
-    if (output > 0) counters.output.inc(output);
+    if (!counters) this.tokenCounters.set(model, (counters = { input: this.tokens.series(model, 'input'), output: this.tokens.series(model, 'output') }));
+    if (input > 0) counters.input.value += input;
+    if (output > 0) counters.output.value += output;
   }
 
-  /** Counts money charged for a request, in currency units (hot path: the labelled child is made once). */
+  /** Counts money charged for a request, in currency units (hot path: the series is looked up once). */
   countCharged(units: number): void {
-    (this.chargedInCurrency ??= this.charged.labels(this.currency)).inc(units);
+    (this.chargedInCurrency ??= this.charged.series(this.currency)).value += units;
+  }
+}
+
+/** One labelled series of a TalliedCounter: add to `value` (never subtract). */
+export interface Tally {
+  readonly labels: Readonly<Record<string, string>>;
+  value: number;
+}
+
+/**
+ * A Prometheus counter counted in plain numbers on the request path: prom-client hashes the label object on every `inc`,
+ * a labelled child's too, so each series is a Tally the caller keeps and adds to, and the counter reads the sums when
+ * /metrics is scraped (its `collect`).
+ */
+export class TalliedCounter {
+  private readonly tallies = new Map<string, Tally>();
+
+  constructor(registry: Registry, name: string, help: string, private readonly labelNames: readonly string[]) {
+    const tallies = this.tallies;
+    new Counter({
+      name,
+      help,
+      labelNames,
+      registers: [registry],
+      collect() {
+        this.reset();
+        // A series looked up but never added to is not shown (as prom-client's own children are not until their first inc).
+        for (const tally of tallies.values()) if (tally.value > 0) this.inc(tally.labels, tally.value);
+      },
+    });
+  }
+
+  /** The series of these label values, in `labelNames` order (made on first use; keep it). */
+  series(...values: string[]): Tally {
+    const key = values.join('\u0000');
+    let tally = this.tallies.get(key);
+    if (!tally) {
+      const labels: Record<string, string> = {};
+      this.labelNames.forEach((name, index) => (labels[name] = values[index] ?? ''));
+      tally = { labels, value: 0 };
+      this.tallies.set(key, tally);
+    }
+    return tally;
   }
 }

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import { levels } from 'pino';
 import type { RequestLog } from '../../features/usage/request-log-writer.ts';
-import type { Metrics } from '../../lib/metrics.ts';
+import type { Metrics, Tally } from '../../lib/metrics.ts';
 import { formatMoney } from '../../lib/money.ts';
 
 /** The model a JSON body names, for the access log and the request log (the body itself is never logged). */
@@ -24,8 +24,8 @@ const CLIENT_CLOSED = 499;
 export function registerObservability(app: FastifyInstance, metrics: Metrics, activity: { requests: number }, requestLog: RequestLog): void {
   app.decorateRequest('startedAt', 0n);
   app.decorateRequest('trace', undefined);
-  // Labelled children are looked up once per route and status: prom-client hashes a label object on every plain call.
-  const counters = new Map<string, { inc(): void }>();
+  // Series are looked up once per route and status (the request counter is a TalliedCounter: a plain number per series).
+  const counters = new Map<string, Tally>();
   const timers = new Map<string, { observe(value: number): void }>();
   // Decided once: building the line's object for a silenced logger would cost on the hot path for nothing.
   const accessLog = (levels.values[app.log.level] ?? Number.POSITIVE_INFINITY) <= levels.values.info!;
@@ -35,8 +35,8 @@ export function registerObservability(app: FastifyInstance, metrics: Metrics, ac
     const status = reply.statusCode;
     const counterKey = `${route} ${status}`;
     let counter = counters.get(counterKey);
-    if (!counter) counters.set(counterKey, (counter = metrics.requests.labels(route, String(status))));
-    counter.inc();
+    if (!counter) counters.set(counterKey, (counter = metrics.requests.series(route, String(status))));
+    counter.value += 1;
     let timer = timers.get(route);
     if (!timer) timers.set(route, (timer = metrics.latency.labels(route)));
     const seconds = Number(process.hrtime.bigint() - request.startedAt) / 1e9;
