@@ -6,7 +6,7 @@ import Stripe from 'stripe';
 import { startTestGateway, type TestGateway } from './helpers/gateway.ts';
 import { onServer, serverUrl, terminateBackends } from './helpers/postgres-server.ts';
 import { createCustomer, signIn } from './helpers/management.ts';
-import { startStripeStandIn, type StripeStandIn } from './helpers/stripe-stand-in.ts';
+import { completedSession, startStripeStandIn, type StripeStandIn } from './helpers/stripe-stand-in.ts';
 
 /**
  * The payment webhook against a failing PostgreSQL (issue 17): Stripe redelivers an event that was not answered 2xx, so
@@ -87,18 +87,7 @@ describe('the Stripe webhook against a failing database (PostgreSQL)', () => {
     const started = await client.call<{ id: string; sessionId: string }>('POST', '/payments/checkout', { amount: '40.00' });
     assert.equal(started.status, 200, JSON.stringify(started.body));
     const payment = started.body;
-    const session = {
-      id: payment.sessionId,
-      object: 'checkout.session',
-      mode: 'payment',
-      amount_total: 4000,
-      currency: 'usd',
-      client_reference_id: payment.id,
-      metadata: { tollgate_payment: payment.id },
-      payment_intent: `pi_${payment.id}`,
-      payment_status: 'paid',
-      status: 'complete',
-    };
+    const session = completedSession(payment, 4000, { mode: 'payment' });
     // One event, delivered again and again as Stripe does: the same bytes, a fresh signature each time.
     const payload = JSON.stringify({ id: `evt_${randomBytes(8).toString('hex')}`, object: 'event', type: 'checkout.session.completed', api_version: '2026-10-28.endive', created: Math.floor(Date.now() / 1000), data: { object: session }, livemode: false, pending_webhooks: 1, request: { id: null, idempotency_key: null } });
     const sign = () => stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET });

@@ -5,7 +5,7 @@ import { parseMoney, formatMoney } from '../src/lib/money.ts';
 import { errorA, ledger, userWithOrg } from './helpers/e2e.ts';
 import { startTestGateway, type TestGateway } from './helpers/gateway.ts';
 import { createCustomer, signIn, type SignedInClient } from './helpers/management.ts';
-import { startStripeStandIn, type StripeStandIn } from './helpers/stripe-stand-in.ts';
+import { completedSession, startStripeStandIn, type StripeStandIn } from './helpers/stripe-stand-in.ts';
 
 const WEBHOOK_SECRET = 'whsec_test_tollgate';
 const stripe = new Stripe('sk_test_for_signing_only');
@@ -30,19 +30,6 @@ function signedEvent(type: string, object: Record<string, unknown>, secret = WEB
   const payload = JSON.stringify({ id: `evt_${Math.random().toString(36).slice(2)}`, object: 'event', type, api_version: '2026-10-28.endive', created: Math.floor(Date.now() / 1000), data: { object }, livemode: false, pending_webhooks: 1, request: { id: null, idempotency_key: null } });
   return { payload, signature: stripe.webhooks.generateTestHeaderString({ payload, secret }) };
 }
-
-const completed = (payment: PaymentView, minor: number, extra: Record<string, unknown> = {}) => ({
-  id: payment.sessionId,
-  object: 'checkout.session',
-  amount_total: minor,
-  currency: 'usd',
-  client_reference_id: payment.id,
-  metadata: { tollgate_payment: payment.id },
-  payment_intent: `pi_${payment.id}`,
-  payment_status: 'paid',
-  status: 'complete',
-  ...extra,
-});
 
 const refundedCharge = (payment: PaymentView, refundedMinor: number) => ({
   id: `ch_${payment.id}`,
@@ -104,7 +91,7 @@ for (const database of ['sqlite', 'postgres'] as const) {
       assert.equal(sent.authorization, 'Bearer sk_test_tollgate');
       assert.equal(await gw.balance({ userId: customer.userId }), '2.00', 'nothing is credited before payment');
 
-      const event = signedEvent('checkout.session.completed', completed(payment, 2500));
+      const event = signedEvent('checkout.session.completed', completedSession(payment, 2500));
       const answers = await Promise.all(Array.from({ length: 6 }, () => deliver(event)));
       for (const answer of answers) assert.equal(answer.status, 200, JSON.stringify(answer.body));
       assert.equal(answers.filter((answer) => answer.body.result === 'credited').length, 1, 'one delivery credits');
@@ -128,17 +115,17 @@ for (const database of ['sqlite', 'postgres'] as const) {
       const client = await signIn(gw, customer);
       const payment = (await checkout(client, { amount: '10.00' })).body;
 
-      const forged = signedEvent('checkout.session.completed', completed(payment, 1000), 'whsec_someone_else');
+      const forged = signedEvent('checkout.session.completed', completedSession(payment, 1000), 'whsec_someone_else');
       assert.equal(refused(await deliver(forged), 400).param, 'stripe-signature');
       refused(await deliver({ payload: forged.payload, signature: undefined }), 400);
-      const genuine = signedEvent('checkout.session.completed', completed(payment, 1000));
+      const genuine = signedEvent('checkout.session.completed', completedSession(payment, 1000));
       refused(await deliver({ payload: genuine.payload.replace('"amount_total":1000', '"amount_total":9999'), signature: genuine.signature }), 400);
       assert.equal(await gw.balance({ userId: customer.userId }), '0.00');
 
-      const unpaid = signedEvent('checkout.session.completed', completed(payment, 1000, { payment_status: 'unpaid' }));
+      const unpaid = signedEvent('checkout.session.completed', completedSession(payment, 1000, { payment_status: 'unpaid' }));
       assert.equal((await deliver(unpaid)).body.result, 'ignored');
       assert.equal(await gw.balance({ userId: customer.userId }), '0.00');
-      const succeeded = signedEvent('checkout.session.async_payment_succeeded', completed(payment, 1000));
+      const succeeded = signedEvent('checkout.session.async_payment_succeeded', completedSession(payment, 1000));
       assert.equal((await deliver(succeeded)).body.result, 'credited');
       assert.equal(await gw.balance({ userId: customer.userId }), '10.00');
     });
@@ -147,7 +134,7 @@ for (const database of ['sqlite', 'postgres'] as const) {
       const customer = await createCustomer(gw, { balance: '0' });
       const client = await signIn(gw, customer);
       const payment = (await checkout(client, { amount: '40.00' })).body;
-      await deliver(signedEvent('checkout.session.completed', completed(payment, 4000)));
+      await deliver(signedEvent('checkout.session.completed', completedSession(payment, 4000)));
       assert.equal(await gw.balance({ userId: customer.userId }), '40.00');
 
       const first = signedEvent('charge.refunded', refundedCharge(payment, 1000));
@@ -190,7 +177,7 @@ for (const database of ['sqlite', 'postgres'] as const) {
       const forOrg = await checkout(adminClient, { amount: '100.00', orgId });
       assert.equal(forOrg.status, 200, JSON.stringify(forOrg.body));
       assert.deepEqual(forOrg.body.account, { type: 'org', id: orgId });
-      await deliver(signedEvent('checkout.session.completed', completed(forOrg.body, 10000)));
+      await deliver(signedEvent('checkout.session.completed', completedSession(forOrg.body, 10000)));
       assert.equal(await gw.balance({ orgId }), '100.00');
       assert.equal(await gw.balance({ userId: owner.userId }), '0.00', 'the org paid in, not its admin');
 

@@ -79,8 +79,7 @@ export class HttpClient {
     } catch {
       // The error body is a courtesy; the status says enough.
     }
-    const contentType = String(response.headers['content-type'] ?? 'application/json');
-    throw new UpstreamError(response.statusCode, text, contentType, `upstream answered ${response.statusCode}`, 'http', retryAfterMs(response.headers['retry-after']));
+    throw answeredError(response.statusCode, text, response.headers);
   }
 
   /**
@@ -114,6 +113,11 @@ export class HttpClient {
   close(): Promise<void> {
     return this.agent.close();
   }
+}
+
+/** A vendor's non-2xx answer as UpstreamError: its status, body, content type and `retry-after`. */
+function answeredError(status: number, text: string, headers: Record<string, string | string[] | undefined>): UpstreamError {
+  return new UpstreamError(status, text, String(headers['content-type'] ?? 'application/json'), `upstream answered ${status}`, 'http', retryAfterMs(headers['retry-after']));
 }
 
 /** Parses a 2xx text as JSON, mapping an invalid body to UpstreamError as `json` does. */
@@ -168,8 +172,7 @@ class TextHandler implements Dispatcher.DispatchHandler {
       this.resolve({ status, headers, text });
       return;
     }
-    const contentType = String(headers['content-type'] ?? 'application/json');
-    this.reject(new UpstreamError(status, text, contentType, `upstream answered ${status}`, 'http', retryAfterMs(headers['retry-after'])));
+    this.reject(answeredError(status, text, headers));
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {

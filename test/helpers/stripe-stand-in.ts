@@ -4,6 +4,20 @@ import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
 
 /** A Checkout Session as the stand-in made it, with the form fields the gateway sent. */
+/** The Checkout Session of a paid payment, as Stripe sends it in `checkout.session.completed`. */
+export const completedSession = (payment: { id: string; sessionId: string | null }, minor: number, extra: Record<string, unknown> = {}) => ({
+  id: payment.sessionId,
+  object: 'checkout.session',
+  amount_total: minor,
+  currency: 'usd',
+  client_reference_id: payment.id,
+  metadata: { tollgate_payment: payment.id },
+  payment_intent: `pi_${payment.id}`,
+  payment_status: 'paid',
+  status: 'complete',
+  ...extra,
+});
+
 export interface StandInSession {
   id: string;
   fields: Record<string, string>;

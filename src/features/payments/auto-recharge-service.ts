@@ -13,7 +13,7 @@ import type { MailOutbox } from '../mail/mail-outbox.ts';
 import { autoRechargeFailedMail } from '../mail/templates.ts';
 import type { AutoRecharge, AutoRechargeRepository } from './auto-recharge.ts';
 import { minorDigits, nanosPerMinor, payingAccount, requireVendor, type PaymentsSettings, type WebhookOutcome } from './payments-service.ts';
-import type { CardVendor, Payment, PaymentsRepository, VendorEvent } from './payments.ts';
+import { pendingPayment, type CardVendor, type Payment, type PaymentsRepository, type VendorEvent } from './payments.ts';
 
 /** A threshold beyond this is a typo, not a plan (the same bound as low-balance alerts). */
 const THRESHOLD_MAX = 9_000_000_000n * NANOS_PER_UNIT;
@@ -243,23 +243,18 @@ export class AutoRechargeService {
     return this.repository.claim(
       account,
       id,
-      (settings) => ({
-        id,
-        kind: 'auto_recharge',
-        sessionId: null,
-        account,
-        userId: settings.configuredBy ?? (account.type === 'user' ? account.id : ''),
-        amount: settings.amount!,
-        minorAmount: Number(settings.amount! / nanosPerMinor(currency)),
-        currency,
-        status: 'pending',
-        paymentIntent: null,
-        refundedMinor: 0,
-        lostDispute: null,
-        failure: null,
-        createdAt: now,
-        paidAt: null,
-      }),
+      (settings) =>
+        pendingPayment({
+          id,
+          kind: 'auto_recharge',
+          sessionId: null,
+          account,
+          userId: settings.configuredBy ?? (account.type === 'user' ? account.id : ''),
+          amount: settings.amount!,
+          minorAmount: Number(settings.amount! / nanosPerMinor(currency)),
+          currency,
+          createdAt: now,
+        }),
       now,
       transaction,
     );

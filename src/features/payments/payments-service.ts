@@ -9,7 +9,7 @@ import type { AuditService } from '../audit/audit-service.ts';
 import { SYSTEM_ACTOR } from '../audit/audit-service.ts';
 import { accountKey, type LedgerEntry } from '../billing/ledger.ts';
 import type { AutoRechargeService } from './auto-recharge-service.ts';
-import type { CardVendor, Payment, PaymentsRepository, Settlement, VendorEvent } from './payments.ts';
+import { pendingPayment, type CardVendor, type Payment, type PaymentsRepository, type Settlement, type VendorEvent } from './payments.ts';
 
 /**
  * Currencies whose smallest unit is the unit itself, and those with three decimals, as Stripe counts them
@@ -103,23 +103,7 @@ export class PaymentsService {
       .catch((error: unknown) => {
         throw new GatewayError('upstream_error', `The card vendor did not open a checkout: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
       });
-    const payment: Payment = {
-      id,
-      kind: 'checkout',
-      sessionId: session.sessionId,
-      account,
-      userId,
-      amount: input.amount,
-      minorAmount,
-      currency,
-      status: 'pending',
-      paymentIntent: null,
-      refundedMinor: 0,
-      lostDispute: null,
-      failure: null,
-      createdAt: this.clock.now(),
-      paidAt: null,
-    };
+    const payment = pendingPayment({ id, kind: 'checkout', sessionId: session.sessionId, account, userId, amount: input.amount, minorAmount, currency, createdAt: this.clock.now() });
     await this.repository.insert(payment);
     return { payment, url: session.url };
   }

@@ -32,6 +32,11 @@ export interface Payment {
   paidAt: number | null;
 }
 
+/** A payment just begun (a checkout opened, an auto-recharge claimed): pending, nothing paid, refunded or disputed yet. */
+export const pendingPayment = (
+  started: Pick<Payment, 'id' | 'kind' | 'sessionId' | 'account' | 'userId' | 'amount' | 'minorAmount' | 'currency' | 'createdAt'>,
+): Payment => ({ ...started, status: 'pending', paymentIntent: null, refundedMinor: 0, lostDispute: null, failure: null, paidAt: null });
+
 export interface PaymentQuery {
   account?: AccountRef;
   limit: number;
