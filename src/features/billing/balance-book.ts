@@ -122,7 +122,18 @@ export class BalanceBook {
   /** Records a movement; applied in memory now, written within `flushMs`. Returns the entry. */
   record(input: ChargeInput): LedgerEntry {
     if (this.closed) throw new Error('balance book is closed');
-    const entry: LedgerEntry = { ...input, id: input.id ?? newId('ledger'), createdAt: this.clock.now() };
+    // Field by field: a spread given the fields its source lacks cost ~7 µs a charge under load (lib/objects.ts).
+    const entry: LedgerEntry = {
+      id: input.id ?? newId('ledger'),
+      account: input.account,
+      amount: input.amount,
+      kind: input.kind,
+      requestId: input.requestId,
+      keyId: input.keyId,
+      model: input.model,
+      description: input.description,
+      createdAt: this.clock.now(),
+    };
     const key = accountKey(input.account);
     const state = this.accounts.get(key);
     if (state) state.pending += input.amount;

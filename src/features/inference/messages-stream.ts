@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import type { EventSourceMessage } from 'eventsource-parser';
 import type { JsonObject } from '../../core/chat-types.ts';
 import { decodeJsonText, escapedStringValues, escapeJsonText } from '../../lib/json-scan.ts';
+import { extended } from '../../lib/objects.ts';
 import { sseFrame } from '../../lib/sse-writer.ts';
 import { readServerSentEvents } from '../../providers/sse-reader.ts';
 import type { MessagesService, PreparedMessages } from './messages.ts';
@@ -39,7 +40,7 @@ class MessagesRelay implements RelayDialect<EventSourceMessage> {
     } else if (event === 'message_delta') {
       const delta = (JSON.parse(message.data) as JsonObject).usage as JsonObject | undefined;
       if (delta) {
-        this.usage = { ...(this.usage ?? {}), ...delta };
+        this.usage = extended(this.usage ?? {}, delta);
         if (typeof delta.output_tokens === 'number') this.outputSeen = true;
       }
     } else if (event === 'content_block_delta') {

@@ -1,6 +1,7 @@
 import { GatewayError } from '../../core/errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Metrics } from '../../lib/metrics.ts';
+import { extended } from '../../lib/objects.ts';
 import { UpstreamRoute } from '../../providers/channels/upstream-route.ts';
 import type { Provider } from '../../providers/provider.ts';
 import type { ProviderRegistry } from '../../providers/registry.ts';
@@ -67,7 +68,7 @@ export async function prepareModelCall(
   input: { model: string; endpoint: ModelEndpoint; kinds: readonly ModelKind[]; useWalletBalance: boolean },
 ): Promise<ModelCall> {
   const call = await authoriseModelCall(dependencies, caller, input);
-  return { ...call, provider: dependencies.providers.get(call.resolution.served.provider) };
+  return extended(call, { provider: dependencies.providers.get(call.resolution.served.provider) });
 }
 
 /** The checks of `prepareModelCall` without choosing an adapter. */

@@ -1,6 +1,7 @@
 import type { Dispatcher, FormData } from 'undici';
 import { singleChannelProvider } from '../../features/catalog/catalog.ts';
 import { systemClock, type Clock } from '../../lib/clock.ts';
+import { extended } from '../../lib/objects.ts';
 import { transportError, type HttpClient, type UpstreamResponse, type UpstreamText } from '../http-client.ts';
 import { UpstreamError } from '../upstream-error.ts';
 import { ChannelHealth } from './channel-health.ts';
@@ -59,12 +60,12 @@ export class ChannelClient {
    * a follow-up must use (a vendor object lives in the account that made it): then that channel alone is tried.
    */
   send(target: UpstreamTarget, init: SendInit, route: UpstreamRoute, pinned?: string | null): Promise<UpstreamResponse> {
-    return this.routed(target, init, route, pinned, (url, headers) => this.http.send(url, { headers, ...init }));
+    return this.routed(target, init, route, pinned, (url, headers) => this.http.send(url, extended({ headers }, init)));
   }
 
   /** `send` for a call whose answer is read whole (HttpClient.sendForText): same channels, failover and health. */
   sendForText(target: UpstreamTarget, init: { body: string; signal?: AbortSignal | undefined }, route: UpstreamRoute): Promise<UpstreamText> {
-    return this.routed(target, init, route, undefined, (url, headers) => this.http.sendForText(url, { headers, ...init }));
+    return this.routed(target, init, route, undefined, (url, headers) => this.http.sendForText(url, extended({ headers }, init)));
   }
 
   private async routed<Answer>(

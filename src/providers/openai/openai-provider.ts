@@ -10,6 +10,7 @@ import type {
   ModerationResponse,
 } from '../../core/chat-types.ts';
 import { scanChatChunk } from '../../dialects/openai/chat-chunk-scan.ts';
+import { extended } from '../../lib/objects.ts';
 import type { ChannelClient } from '../channels/channel-client.ts';
 import { parseJsonBody, type UpstreamResponse } from '../http-client.ts';
 import type { CallOptions, ChatStream, Provider } from '../provider.ts';
@@ -37,7 +38,7 @@ export class OpenAiProvider implements Provider {
 
   chatCompletionStream(request: ChatRequest, options: CallOptions): Promise<ChatStream> {
     const body = JSON.stringify(request);
-    const target = (endpoint: OpenAiEndpoint) => ({ url: openAiUrl(endpoint, '/chat/completions'), headers: { ...openAiHeaders(endpoint, options.requestId), accept: 'text/event-stream' } });
+    const target = (endpoint: OpenAiEndpoint) => ({ url: openAiUrl(endpoint, '/chat/completions'), headers: extended(openAiHeaders(endpoint, options.requestId), { accept: 'text/event-stream' }) });
     return openChatStream(options.signal, (signal) => this.http.send(target, { body, signal }, options.route), openAiStreamEvents);
   }
 
