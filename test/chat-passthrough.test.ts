@@ -57,10 +57,12 @@ describe('non-stream chat completions: the vendor’s own answer with only its u
     assert.equal(response.status, 200, response.text);
     assert.match(String(response.headers.get('content-type')), /^application\/json/);
     const priced = { ...USAGE, prompt_cost: 0.001, completion_cost: 0.001, total_cost: 0.002 };
-    // The top-level usage is the last key of the pretty-printed object: `"usage": {…}\n}`.
-    const at = next.lastIndexOf('"usage": {');
-    const expected = `${next.slice(0, at)}"usage": ${JSON.stringify(priced)}\n}`;
+    // The top-level usage is the last key of the pretty-printed object (`"usage": {…}\n}`); the costs are written in
+    // before its closing brace, the vendor's own bytes kept.
+    const close = next.lastIndexOf('}', next.lastIndexOf('}') - 1);
+    const expected = `${next.slice(0, close)},"prompt_cost":0.001,"completion_cost":0.001,"total_cost":0.002}\n}`;
     assert.equal(response.text, expected, 'every other byte as the vendor wrote it');
+    assert.deepEqual((JSON.parse(response.text) as { usage: unknown }).usage, priced);
     assert.equal(response.headers.get('x-tollgate-cost'), '0.002');
     const entries = await ledger(gateway, { userId });
     const charges = entries.filter((entry) => entry.kind === 'charge');

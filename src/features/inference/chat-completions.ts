@@ -1,5 +1,6 @@
 import type { ChatRequest, ChatResponse, ChatUsage } from '../../core/chat-types.ts';
 import { topLevelValue } from '../../lib/json-scan.ts';
+import { extended } from '../../lib/objects.ts';
 import { estimateTokens, textOf } from '../../lib/token-estimate.ts';
 import { parseJsonBody } from '../../providers/http-client.ts';
 import type { ChatStream } from '../../providers/provider.ts';
@@ -7,7 +8,7 @@ import { priceUsage } from '../billing/pricing.ts';
 import { ChatCompletionsRelay } from './chat-completions-relay.ts';
 import { withModelFallbacks } from './fallbacks.ts';
 import { chargeCall, prepareModelCall, type Caller, type ModelCall, type ModelCallDependencies } from './model-call.ts';
-import { withCosts, type PricedUsage } from './priced-usage.ts';
+import { pricedUsageText, withCosts, type PricedUsage } from './priced-usage.ts';
 import { relayStream } from './stream-relay.ts';
 import { tokenUsageFromChat } from './usage.ts';
 
@@ -51,11 +52,12 @@ export class ChatCompletionsService {
     if (call.resolution.warning) return undefined;
     const range = topLevelValue(text, 'usage');
     if (!range || text.charCodeAt(range.start) !== 123 /* { */) return undefined;
-    const usage = parseJsonBody<ChatUsage>(text.slice(range.start, range.end));
+    const usageText = text.slice(range.start, range.end);
+    const usage = parseJsonBody<ChatUsage>(usageText);
     const tokens = tokenUsageFromChat(usage);
     const cost = priceUsage(call.resolution.billed, tokens);
     chargeCall(this.dependencies, call, cost, tokens, 'chat.completions');
-    return `${text.slice(0, range.start)}${JSON.stringify(withCosts(usage, cost))}${text.slice(range.end)}`;
+    return `${text.slice(0, range.start)}${pricedUsageText(usageText, usage, cost)}${text.slice(range.end)}`;
   }
 
   /** Prices and charges a vendor's answer (estimated when it has no usage) and applies retirement's rewrites. */
@@ -83,7 +85,7 @@ export class ChatCompletionsService {
         ...request,
         model: call.resolution.served.upstreamModel,
         // Usage is always asked for, so the charge follows the vendor's count; the client sees it only if it asked.
-        stream_options: { ...(request.stream_options ?? {}), include_usage: true },
+        stream_options: extended(request.stream_options ?? {}, { include_usage: true }),
       };
       return call.provider.chatCompletionStream(upstream, { requestId: call.caller.requestId, route: call.route, signal });
     });
