@@ -1,7 +1,16 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_CATALOGUE, GatewayError } from '../core/errors.ts';
+import { extended } from '../lib/objects.ts';
 import { writeFrames } from '../lib/sse-writer.ts';
 import { toCatalogueError } from './plugins/errors.ts';
+
+/** What every event stream answers with, after the headers the request's hooks set (rate limits, deprecation). */
+const STREAM_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache',
+  connection: 'keep-alive',
+  'x-accel-buffering': 'no',
+} as const;
 
 /**
  * Answers with a server-sent-events stream. `frames` yields whole frames; when the client goes away the source generator
@@ -25,13 +34,7 @@ export async function sendEventStream(
   // A revoked key's streams are cut at once (the relays still book what was produced).
   const untrack = request.trackStream?.(abort);
   reply.hijack();
-  response.writeHead(200, {
-    ...(reply.getHeaders() as Record<string, string>),
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache',
-    connection: 'keep-alive',
-    'x-accel-buffering': 'no',
-  });
+  response.writeHead(200, extended(reply.getHeaders() as Record<string, string>, STREAM_HEADERS));
   try {
     const open = await writeFrames(response, frames, trace ? () => trace.firstFrame(performance.now()) : undefined);
     if (!open) {
