@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
 import { sql } from 'kysely';
 import { after, describe, test } from 'node:test';
 import { pino } from 'pino';
@@ -10,7 +11,7 @@ import { BalanceBook } from '../features/billing/balance-book.ts';
 import { ManualClock } from '../lib/clock.ts';
 import { newId } from '../lib/ids.ts';
 import { SqlAccountsRepository } from './accounts-repository.ts';
-import { dropPostgresSchema, openStorage, type Storage } from './database.ts';
+import { dropPostgresSchema, openStorage, reusingStatements, type Storage } from './database.ts';
 import { SqlKeysRepository } from './keys-repository.ts';
 import { SqlLedgerRepository } from './ledger-repository.ts';
 import { migrationProvider } from './migrations/index.ts';
@@ -140,3 +141,21 @@ for (const engine of engines) {
     });
   });
 }
+
+test('SQLite statements are kept for the next query of the same text, and one still being read is not handed out twice', () => {
+  const sqlite = new SqliteDatabase(':memory:');
+  const kept = reusingStatements(sqlite);
+  kept.prepare('create table t (n integer)').run([]);
+  for (const n of [1, 2, 3]) kept.prepare('insert into t (n) values (?)').run([n]);
+  const select = 'select n from t where n >= ? order by n';
+  const first = kept.prepare(select);
+  assert.equal(kept.prepare(select), first, 'the same statement again');
+  const reading = first.iterate([1]);
+  assert.deepEqual(reading.next().value, { n: 1 });
+  const second = kept.prepare(select);
+  assert.notEqual(second, first, 'a statement being read is not reused');
+  assert.deepEqual(second.all([2]), [{ n: 2 }, { n: 3 }]);
+  assert.deepEqual([...reading], [{ n: 2 }, { n: 3 }], 'the first read goes on undisturbed');
+  kept.close();
+  assert.equal(sqlite.open, false);
+});
