@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Simulator } from '../simulator/server.ts';
 import { ask, chat, putPool } from './helpers/channels.ts';
 import { ledger } from './helpers/e2e.ts';
+import { postMessages } from './helpers/messages-e2e.ts';
 import { micros, startTestGateway, type TestGateway } from './helpers/gateway.ts';
 
 /** Per 1,000 tokens: 0.0010 in, 0.0020 out → micro-units per token 1 in, 2 out. */
@@ -86,6 +87,72 @@ describe('non-stream chat completions: the vendor’s own answer with only its u
     next = '{"id": "broken", "usage": {"prompt_tokens": 3';
     const response = await chat(gateway, key, ask('hand-model'));
     assert.equal(response.status, 502, response.text);
+    assert.equal((await ledger(gateway, { userId })).filter((entry) => entry.kind === 'charge').length, 0);
+  });
+});
+
+describe('non-stream Messages: the vendor’s own answer, charged by its top-level usage', () => {
+  let gateway: TestGateway;
+  let vendor: Server;
+  let next = '';
+  /** Per 1,000 tokens 0.0010 in, 0.0020 out, as the chat model above. */
+  const usage = { input_tokens: 1_000, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 500, service_tier: 'standard' };
+  const answer = (body: Record<string, unknown>): string =>
+    JSON.stringify(
+      {
+        id: 'msg_hand',
+        type: 'message',
+        role: 'assistant',
+        model: 'claude-hand',
+        content: [{ type: 'text', text: 'A "usage": {"input_tokens": 5} inside text counts for nothing.' }],
+        stop_reason: 'end_turn',
+        stop_sequence: null,
+        vendor_extra: { usage: { input_tokens: 999_999 } },
+        ...body,
+      },
+      null,
+      2,
+    );
+
+  before(async () => {
+    vendor = createServer((request, response) => {
+      request.resume();
+      request.on('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end(next));
+    });
+    await new Promise<void>((resolve) => vendor.listen(0, '127.0.0.1', resolve));
+    gateway = await startTestGateway();
+    const url = `http://127.0.0.1:${(vendor.address() as AddressInfo).port}`;
+    assert.equal((await gateway.admin('PUT', '/providers/hand-anthropic', { type: 'anthropic', baseUrl: url, apiKey: 'hand-key' })).status, 200);
+    const put = await gateway.admin('PUT', '/models/hand-claude', { kind: 'chat', provider: 'hand-anthropic', family: 'anthropic', cost_context: '0.0010', cost_completion: '0.0020' });
+    assert.equal(put.status, 200, JSON.stringify(put.body));
+  });
+  after(async () => {
+    await gateway.close();
+    vendor.closeAllConnections();
+    await new Promise<void>((resolve) => vendor.close(() => resolve()));
+  });
+
+  const send = (key: string) => postMessages(gateway, { model: 'hand-claude', max_tokens: 64, messages: [{ role: 'user', content: 'hello' }] }, { key });
+
+  test('every byte as the vendor wrote it; the charge follows the top-level usage only', async () => {
+    const { key, userId } = await gateway.fundedKey();
+    next = answer({ usage });
+    const response = await send(key);
+    assert.equal(response.status, 200, response.text);
+    assert.equal(response.text, next);
+    const charges = (await ledger(gateway, { userId })).filter((entry) => entry.kind === 'charge');
+    assert.equal(charges.length, 1);
+    assert.equal(micros(charges[0]!.amount), -2_000n, 'charged 1,000 × 1 µ + 500 × 2 µ');
+  });
+
+  test('an answer that is not JSON is a 502 and charges nothing, whether its usage can be found or not', async () => {
+    const { key, userId } = await gateway.fundedKey();
+    for (const broken of ['{"id": "msg_cut", "usage": {"input_tokens": 3', '{"id": "msg_bad", "usage": {"input_tokens": 3, "output_tokens": tru}}']) {
+      next = broken;
+      const response = await send(key);
+      assert.equal(response.status, 502, response.text);
+      assert.equal((JSON.parse(response.text) as { type: string }).type, 'error', 'in the Messages error shape');
+    }
     assert.equal((await ledger(gateway, { userId })).filter((entry) => entry.kind === 'charge').length, 0);
   });
 });
