@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import { levels } from 'pino';
 import type { RequestLog } from '../../features/usage/request-log-writer.ts';
-import type { Metrics, Tally } from '../../lib/metrics.ts';
+import type { HistogramSeries, Metrics, Tally } from '../../lib/metrics.ts';
 import { formatMoney } from '../../lib/money.ts';
 
 /** The model a JSON body names, for the access log and the request log (the body itself is never logged). */
@@ -26,7 +26,7 @@ export function registerObservability(app: FastifyInstance, metrics: Metrics, ac
   app.decorateRequest('trace', undefined);
   // Series are looked up once per route and status (the request counter is a TalliedCounter: a plain number per series).
   const counters = new Map<string, Tally>();
-  const timers = new Map<string, { observe(value: number): void }>();
+  const timers = new Map<string, HistogramSeries>();
   // Decided once: building the line's object for a silenced logger would cost on the hot path for nothing.
   const accessLog = (levels.values[app.log.level] ?? Number.POSITIVE_INFINITY) <= levels.values.info!;
 
