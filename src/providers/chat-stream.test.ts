@@ -1,22 +1,37 @@
 import assert from 'node:assert/strict';
-import { PassThrough } from 'node:stream';
-import { describe, test } from 'node:test';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { request } from 'undici';
 import type { ChatStreamEvent } from '../core/chat-types.ts';
 import type { UpstreamResponse } from './http-client.ts';
 import { openChatStream } from './chat-stream.ts';
 import { readServerSentEvents } from './sse-reader.ts';
 
-/** A vendor's streaming answer whose body stays open until the test ends it; records whether the request was aborted. */
-function fakeUpstream(): { connect: (signal: AbortSignal) => Promise<UpstreamResponse>; body: PassThrough; aborted: () => boolean } {
-  const body = new PassThrough();
-  let signal: AbortSignal | undefined;
+/**
+ * A vendor whose streaming answers stay open until the test writes or ends them, over real HTTP (undici, as the gateway
+ * sends): `aborted` tells whether the gateway side dropped a request before its answer was complete.
+ */
+function streamingVendor() {
+  const answers: Array<{ response: ServerResponse; aborted: Promise<boolean> }> = [];
+  const waiting: Array<() => void> = [];
+  const server = createServer((incoming, response) => {
+    incoming.resume();
+    response.writeHead(200, { 'content-type': 'text/event-stream' });
+    response.flushHeaders();
+    const aborted = new Promise<boolean>((resolve) => response.on('close', () => resolve(!response.writableFinished)));
+    answers.push({ response, aborted });
+    waiting.shift()?.();
+  });
   return {
-    body,
-    aborted: () => signal?.aborted === true,
-    connect: async (given) => {
-      signal = given;
-      return { status: 200, headers: {}, body: body as unknown as UpstreamResponse['body'] };
+    server,
+    url: () => `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+    /** The answer to the n-th request (from 0), once it has arrived. */
+    async answer(index: number) {
+      while (answers.length <= index) await new Promise<void>((resolve) => waiting.push(resolve));
+      return answers[index]!;
     },
+    count: () => answers.length,
   };
 }
 
@@ -25,47 +40,65 @@ async function* frames(body: UpstreamResponse['body']): AsyncGenerator<ChatStrea
 }
 
 describe('ChatStream (openChatStream)', () => {
-  test('iterates once: a second iteration throws', async () => {
-    const upstream = fakeUpstream();
-    const stream = await openChatStream(undefined, upstream.connect, frames);
-    upstream.body.end('data: a\n\ndata: b\n\n');
+  const vendor = streamingVendor();
+  let opened = 0;
+  const connect = async (signal: AbortSignal | undefined): Promise<UpstreamResponse> => {
+    opened += 1;
+    const { statusCode, headers, body } = await request(vendor.url(), { method: 'POST', body: '{}', ...(signal ? { signal } : {}) });
+    return { status: statusCode, headers, body } as unknown as UpstreamResponse;
+  };
+  before(() => new Promise<void>((resolve) => vendor.server.listen(0, '127.0.0.1', resolve)));
+  after(() => {
+    vendor.server.closeAllConnections();
+    return new Promise<void>((resolve) => vendor.server.close(() => resolve()));
+  });
+
+  test('iterates once: a second iteration throws; a body read to its end is not aborted', async () => {
+    const stream = await openChatStream(undefined, connect, frames);
+    const answer = await vendor.answer(opened - 1);
+    answer.response.end('data: a\n\ndata: b\n\n');
     const seen: string[] = [];
     for await (const event of stream) seen.push(event.raw);
     assert.deepEqual(seen, ['a', 'b']);
     assert.throws(() => stream[Symbol.asyncIterator](), /only once/);
+    stream.close();
+    assert.equal(await answer.aborted, false);
   });
 
-  test('close() aborts the upstream request and destroys the body at once; closing again is harmless', async () => {
-    const upstream = fakeUpstream();
-    const stream = await openChatStream(undefined, upstream.connect, frames);
+  test('close() aborts the upstream request at once; closing again is harmless', async () => {
+    const stream = await openChatStream(undefined, connect, frames);
+    const answer = await vendor.answer(opened - 1);
     stream.close();
-    assert.equal(upstream.aborted(), true);
-    assert.equal(upstream.body.destroyed, true);
+    assert.equal(await answer.aborted, true, 'the vendor saw the request dropped');
     stream.close();
   });
 
   test('breaking out of the loop closes it while the vendor is still sending', async () => {
-    const upstream = fakeUpstream();
-    const stream = await openChatStream(undefined, upstream.connect, frames);
-    upstream.body.write('data: first\n\n');
+    const stream = await openChatStream(undefined, connect, frames);
+    const answer = await vendor.answer(opened - 1);
+    answer.response.write('data: first\n\n');
     for await (const event of stream) {
       assert.equal(event.raw, 'first');
       break;
     }
-    assert.equal(upstream.aborted(), true);
-    assert.equal(upstream.body.destroyed, true);
+    assert.equal(await answer.aborted, true);
   });
 
-  test("the caller's signal aborts the upstream request, also one given already aborted", async () => {
+  test("the caller's signal aborts the upstream request while it streams; one given already aborted sends nothing", async () => {
     const caller = new AbortController();
-    const upstream = fakeUpstream();
-    await openChatStream(caller.signal, upstream.connect, frames);
-    assert.equal(upstream.aborted(), false);
+    const stream = await openChatStream(caller.signal, connect, frames);
+    const answer = await vendor.answer(opened - 1);
+    answer.response.write('data: first\n\n');
+    const reading = (async () => {
+      for await (const event of stream) assert.equal(event.raw, 'first');
+    })();
+    const outcome = reading.then(() => undefined, (error: unknown) => error);
     caller.abort();
-    assert.equal(upstream.aborted(), true);
+    assert.equal(await answer.aborted, true);
+    assert.match(String(await outcome), /aborted/, 'the reader learns the stream was cut');
 
-    const late = fakeUpstream();
-    await openChatStream(AbortSignal.abort(), late.connect, frames);
-    assert.equal(late.aborted(), true);
+    const before = vendor.count();
+    await assert.rejects(openChatStream(AbortSignal.abort(), connect, frames), { name: 'AbortError' });
+    assert.equal(vendor.count(), before, 'no request reached the vendor');
   });
 });

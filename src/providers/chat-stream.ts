@@ -17,36 +17,24 @@ type StreamBody = UpstreamResponse['body'];
  */
 export async function openChatStream(
   signal: AbortSignal | undefined,
-  connect: (signal: AbortSignal) => Promise<UpstreamResponse>,
+  connect: (signal: AbortSignal | undefined) => Promise<UpstreamResponse>,
   events: (body: StreamBody) => AsyncIterable<ChatStreamEvent>,
 ): Promise<ChatStream> {
-  const controller = new AbortController();
-  const abort = (): void => controller.abort();
-  if (signal?.aborted) controller.abort();
-  signal?.addEventListener('abort', abort, { once: true });
-  let response: UpstreamResponse;
-  try {
-    response = await connect(controller.signal);
-  } catch (error) {
-    signal?.removeEventListener('abort', abort);
-    throw error;
-  }
-  return createChatStream(events(response.body), response.body, () => {
-    signal?.removeEventListener('abort', abort);
-    // A body read to its end is a finished request, with nothing left to stop: aborting it anyway built an AbortError
-    // (a DOMException with a stack trace) at the end of every stream — 5 % of a streamed call's CPU in the profile.
-    if (!response.body.readableEnded) controller.abort();
-  });
+  // The caller's signal goes to the request itself: undici aborts it when the signal fires, before the head or while the
+  // body streams. `close` destroys the body, and undici aborts a request whose body is destroyed before its end. So the
+  // stream needs no AbortController of its own (one fewer per stream: ~4 µs of a streamed call, issue 16).
+  const response = await connect(signal);
+  return createChatStream(events(response.body), response.body);
 }
 
-/** The ChatStream over `source` read from `body`; `abort` stops the upstream request. See `openChatStream` for the contract. */
-export function createChatStream(source: AsyncIterable<ChatStreamEvent>, body: StreamBody, abort: () => void): ChatStream {
+/** The ChatStream over `source` read from `body`. See `openChatStream` for the contract. */
+export function createChatStream(source: AsyncIterable<ChatStreamEvent>, body: StreamBody): ChatStream {
   let iterated = false;
   let closed = false;
   const close = (): void => {
     if (closed) return;
     closed = true;
-    abort();
+    // Destroying a body not read to its end aborts its request (undici); one read to its end is left as it is.
     if (!body.destroyed) body.destroy();
   };
   // The source's own iterator, closed with it: a plain object rather than a generator delegating with `yield*` (one
