@@ -75,9 +75,9 @@ export class KeysService {
     });
   }
 
-  /** Tracks a stream opened with this key text; the returned function forgets it. */
-  trackStream(text: string, controller: AbortController): () => void {
-    return this.openStreams.track(sha256Hex(text), controller);
+  /** Tracks a stream opened with the key of this hash (`authenticateText`'s); the returned function forgets it. */
+  trackStream(keyHash: string, controller: AbortController): () => void {
+    return this.openStreams.track(keyHash, controller);
   }
 
   private async cutIfRevoked(hash: string): Promise<void> {
@@ -142,16 +142,21 @@ export class KeysService {
 
   /** The live key for this text, or undefined (unknown, revoked, disabled or expired). */
   async authenticate(text: string): Promise<ApiKey | undefined> {
+    return (await this.authenticateText(text))?.key;
+  }
+
+  /** `authenticate`, with the hash of the text the key was found by (a stream is tracked by it: hashed once a request). */
+  async authenticateText(text: string): Promise<{ key: ApiKey; hash: string } | undefined> {
     if (text.length < 8 || text.length > 200) return undefined;
     const hash = sha256Hex(text);
     const now = this.clock.now();
     const cached = this.cache.get(hash);
-    if (cached && now - cached.loadedAt < CACHE_TTL_MS) return cached.key && isLive(cached.key, now) ? cached.key : undefined;
+    if (cached && now - cached.loadedAt < CACHE_TTL_MS) return cached.key && isLive(cached.key, now) ? { key: cached.key, hash } : undefined;
     const found = (await this.repository.findByHash(hash)) ?? null;
     if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
     // The key is cached even when not live now (disabled, expired): an edit publishes on the bus and drops it.
     this.cache.set(hash, { key: found && found.revokedAt === null ? found : null, loadedAt: now });
-    return found && isLive(found, now) ? found : undefined;
+    return found && isLive(found, now) ? { key: found, hash } : undefined;
   }
 
   /**

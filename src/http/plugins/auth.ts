@@ -104,14 +104,14 @@ export function registerAuth(app: FastifyInstance, services: AuthServices, admin
       return;
     }
     if (mode === 'optionalUser') return;
-    const key = text ? await keys.authenticate(text) : undefined;
-    if (!key) throw unauthorized();
+    const found = text ? await keys.authenticateText(text) : undefined;
+    if (!found) throw unauthorized();
+    const { key, hash } = found;
     if (mode === 'key' && key.scope !== 'inference') {
       throw new GatewayError('forbidden', 'This API key has the management scope; it can call only the management API (/api/v1).', { codeA: 'wrong_key_scope' });
     }
     request.apiKey = key;
-    const keyTextOfRequest = text!;
-    request.trackStream = (controller) => keys.trackStream(keyTextOfRequest, controller);
+    request.trackStream = (controller) => keys.trackStream(hash, controller);
     // Every authenticated call counts against the key's per-minute limits, count_tokens and free endpoints included.
     await keys.admit(key);
   });
