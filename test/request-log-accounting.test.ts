@@ -48,7 +48,7 @@ async function usageAndLedger(gw: TestGateway, client: SignedInClient, userId: s
   return { usage: total(usage.body.data.map((row) => row.cost)), ledger: -total(rows.map((row) => row.amount)), rows };
 }
 
-for (const database of ['sqlite', 'postgres'] as const) {
+for (const database of ['sqlite', 'sqlite-file', 'postgres'] as const) {
   describe(`request log accounting (${database})`, () => {
     let gw: TestGateway;
     before(async () => {

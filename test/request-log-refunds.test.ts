@@ -74,7 +74,7 @@ async function flushThrough(gw: TestGateway): Promise<void> {
   }
 }
 
-for (const database of ['sqlite', 'postgres'] as const) {
+for (const database of ['sqlite', 'sqlite-file', 'postgres'] as const) {
   describe(`task refunds in /usage: once and durable (${database})`, () => {
     let gw: TestGateway;
     before(async () => {

@@ -1,4 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
@@ -20,8 +23,11 @@ export const POSTGRES_URL = process.env.TOLLGATE_TEST_POSTGRES_URL ?? 'postgres:
 export const REDIS_URL = process.env.TOLLGATE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 export interface TestGatewayOptions {
-  /** `sqlite` (in memory, default) or `postgres` (a fresh schema, dropped at close), or an explicit URL to share. */
-  database?: 'sqlite' | 'postgres' | { url: string };
+  /**
+   * `sqlite` (in memory, default), `sqlite-file` (a file in a fresh folder, removed at close: WAL and all, as `npm start`
+   * runs), `postgres` (a fresh schema, dropped at close), or a URL to share.
+   */
+  database?: 'sqlite' | 'sqlite-file' | 'postgres' | { url: string };
   clock?: ManualClock;
   simulator?: Simulator;
   redis?: boolean;
@@ -72,9 +78,13 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   const simulator = options.simulator ?? (await startSimulator());
   let schema: string | undefined;
   let databaseUrl = 'sqlite::memory:';
+  let folder: string | undefined;
   if (options.database === 'postgres') {
     schema = uniqueSchema();
     databaseUrl = `${POSTGRES_URL}?schema=${schema}`;
+  } else if (options.database === 'sqlite-file') {
+    folder = mkdtempSync(join(tmpdir(), 'tollgate-gateway-'));
+    databaseUrl = `sqlite:${join(folder, 'tollgate.db')}`;
   } else if (typeof options.database === 'object') {
     databaseUrl = options.database.url;
   }
@@ -148,6 +158,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
       await bus.close();
       await storage.close();
       if (schema) await dropPostgresSchema(POSTGRES_URL, schema);
+      if (folder) rmSync(folder, { recursive: true, force: true });
       if (ownSimulator) await simulator.close();
     },
   };
