@@ -30,25 +30,35 @@ function vendorAnswer(usage: unknown): string {
   return JSON.stringify(body, null, 2);
 }
 
+/** A vendor that answers every call with `answer()`'s text, as JSON, over real HTTP. */
+async function handWrittenVendor(answer: () => string): Promise<{ url: string; close(): Promise<void> }> {
+  const vendor: Server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end(answer()));
+  });
+  await new Promise<void>((resolve) => vendor.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(vendor.address() as AddressInfo).port}`,
+    close: async () => {
+      vendor.closeAllConnections();
+      await new Promise<void>((resolve) => vendor.close(() => resolve()));
+    },
+  };
+}
+
 describe('non-stream chat completions: the vendor’s own answer with only its usage priced', () => {
   let gateway: TestGateway;
-  let vendor: Server;
+  let vendor: Awaited<ReturnType<typeof handWrittenVendor>>;
   let next = vendorAnswer(USAGE);
 
   before(async () => {
-    vendor = createServer((request, response) => {
-      request.resume();
-      request.on('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end(next));
-    });
-    await new Promise<void>((resolve) => vendor.listen(0, '127.0.0.1', resolve));
+    vendor = await handWrittenVendor(() => next);
     gateway = await startTestGateway();
-    const url = `http://127.0.0.1:${(vendor.address() as AddressInfo).port}`;
-    await putPool(gateway, 'hand', [{ id: 'only', simulator: { url } as Simulator }], { id: 'hand-model' });
+    await putPool(gateway, 'hand', [{ id: 'only', simulator: { url: vendor.url } as Simulator }], { id: 'hand-model' });
   });
   after(async () => {
     await gateway.close();
-    vendor.closeAllConnections();
-    await new Promise<void>((resolve) => vendor.close(() => resolve()));
+    await vendor.close();
   });
 
   test('the answer is the vendor’s text, its usage replaced by the usage with costs; the balance drops by total_cost', async () => {
@@ -93,7 +103,7 @@ describe('non-stream chat completions: the vendor’s own answer with only its u
 
 describe('non-stream Messages: the vendor’s own answer, charged by its top-level usage', () => {
   let gateway: TestGateway;
-  let vendor: Server;
+  let vendor: Awaited<ReturnType<typeof handWrittenVendor>>;
   let next = '';
   /** Per 1,000 tokens 0.0010 in, 0.0020 out, as the chat model above. */
   const usage = { input_tokens: 1_000, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 500, service_tier: 'standard' };
@@ -115,21 +125,15 @@ describe('non-stream Messages: the vendor’s own answer, charged by its top-lev
     );
 
   before(async () => {
-    vendor = createServer((request, response) => {
-      request.resume();
-      request.on('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end(next));
-    });
-    await new Promise<void>((resolve) => vendor.listen(0, '127.0.0.1', resolve));
+    vendor = await handWrittenVendor(() => next);
     gateway = await startTestGateway();
-    const url = `http://127.0.0.1:${(vendor.address() as AddressInfo).port}`;
-    assert.equal((await gateway.admin('PUT', '/providers/hand-anthropic', { type: 'anthropic', baseUrl: url, apiKey: 'hand-key' })).status, 200);
+    assert.equal((await gateway.admin('PUT', '/providers/hand-anthropic', { type: 'anthropic', baseUrl: vendor.url, apiKey: 'hand-key' })).status, 200);
     const put = await gateway.admin('PUT', '/models/hand-claude', { kind: 'chat', provider: 'hand-anthropic', family: 'anthropic', cost_context: '0.0010', cost_completion: '0.0020' });
     assert.equal(put.status, 200, JSON.stringify(put.body));
   });
   after(async () => {
     await gateway.close();
-    vendor.closeAllConnections();
-    await new Promise<void>((resolve) => vendor.close(() => resolve()));
+    await vendor.close();
   });
 
   const send = (key: string) => postMessages(gateway, { model: 'hand-claude', max_tokens: 64, messages: [{ role: 'user', content: 'hello' }] }, { key });

@@ -132,6 +132,19 @@ export class Metrics {
   }
 }
 
+/** The series of these label values (in `names` order) in `table`, made by `make` on first use. */
+function seriesOf<Series>(table: Map<string, Series>, names: readonly string[], values: readonly string[], make: (labels: Record<string, string>) => Series): Series {
+  const key = values.join('\u0000');
+  let series = table.get(key);
+  if (!series) {
+    const labels: Record<string, string> = {};
+    names.forEach((name, index) => (labels[name] = values[index] ?? ''));
+    series = make(labels);
+    table.set(key, series);
+  }
+  return series;
+}
+
 /** One labelled series of a TalliedCounter: add to `value` (never subtract). */
 export interface Tally {
   readonly labels: Readonly<Record<string, string>>;
@@ -163,15 +176,7 @@ export class TalliedCounter {
 
   /** The series of these label values, in `labelNames` order (made on first use; keep it). */
   series(...values: string[]): Tally {
-    const key = values.join('\u0000');
-    let tally = this.tallies.get(key);
-    if (!tally) {
-      const labels: Record<string, string> = {};
-      this.labelNames.forEach((name, index) => (labels[name] = values[index] ?? ''));
-      tally = { labels, value: 0 };
-      this.tallies.set(key, tally);
-    }
-    return tally;
+    return seriesOf(this.tallies, this.labelNames, values, (labels) => ({ labels, value: 0 }));
   }
 }
 
@@ -243,15 +248,7 @@ export class TalliedHistogram {
 
   /** The series of these label values, in `labelNames` order (made on first use; keep it). */
   labels(...values: string[]): HistogramSeries {
-    const key = values.join('\u0000');
-    let counts = this.series.get(key);
-    if (!counts) {
-      const labels: Record<string, string> = {};
-      this.labelNames.forEach((name, index) => (labels[name] = values[index] ?? ''));
-      counts = new BucketCounts(labels, this.bounds);
-      this.series.set(key, counts);
-    }
-    return counts;
+    return seriesOf(this.series, this.labelNames, values, (labels) => new BucketCounts(labels, this.bounds));
   }
 
   private values(): MetricValueWithName<string>[] {
