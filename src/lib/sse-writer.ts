@@ -2,11 +2,14 @@ import type { ServerResponse } from 'node:http';
 
 /** One server-sent event; the event name may not hold CR or LF (it would forge frames). */
 export function sseFrame(data: string, event?: string): string {
+  // A payload of several lines (a vendor's pretty-printed frame passed on) goes as one `data:` line each; a reader joins
+  // them with line feeds again (WHATWG server-sent events), so the JSON it parses is the same.
+  const lines = data.includes('\n') || data.includes('\r') ? data.replace(/\r\n|\r|\n/g, '\ndata: ') : data;
   if (event !== undefined) {
     if (/[\r\n]/.test(event)) throw new Error('SSE event names cannot contain CR or LF');
-    return `event: ${event}\ndata: ${data}\n\n`;
+    return `event: ${event}\ndata: ${lines}\n\n`;
   }
-  return `data: ${data}\n\n`;
+  return `data: ${lines}\n\n`;
 }
 
 /**

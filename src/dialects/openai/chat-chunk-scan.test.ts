@@ -38,9 +38,29 @@ describe('scanChatChunk', () => {
     });
   }
 
+  const usageFrames: Array<[string, string, boolean]> = [
+    ['the usage frame', frame({}, { usage: { prompt_tokens: 3, completion_tokens: 5, total_tokens: 8, prompt_tokens_details: { cached_tokens: 1 } }, choices: [] }), true],
+    ['a usage object after blanks', '{"id":"c","choices": [ ],"usage" : {"prompt_tokens":1}}', true],
+    ['usage on a frame that still has choices', frame({ content: 'last words' }, { usage: { prompt_tokens: 2, completion_tokens: 2, total_tokens: 4 } }), false],
+  ];
+  for (const [name, raw, choicesEmpty] of usageFrames) {
+    test(`${name}: scanned, its usage parsed alone and placed in the text`, () => {
+      const scanned = scanChatChunk(raw);
+      assert.ok(scanned?.usageObject, 'scanned with a usage object');
+      const { usage, start, end } = scanned.usageObject;
+      const parsed = JSON.parse(raw) as { usage: unknown };
+      assert.deepEqual(usage, parsed.usage);
+      assert.deepEqual(JSON.parse(raw.slice(start, end)), parsed.usage, 'the range is the usage text');
+      assert.equal(scanned.usageObject.choicesEmpty, choicesEmpty);
+      assert.equal(decodeJsonText(scanned.escapedText), parsedView(raw).text);
+      assert.equal(scanned.usageNull, false);
+    });
+  }
+
   const parsedInstead: Array<[string, string]> = [
-    ['a usage object', frame({}, { usage: { prompt_tokens: 3, completion_tokens: 5, total_tokens: 8 }, choices: [] })],
-    ['a usage object after blanks', '{"id":"c","choices":[],"usage" : {"prompt_tokens":1}}'],
+    ['a usage object below the top level', '{"id":"c","choices":[],"vendor":{"usage":{"prompt_tokens":1}}}'],
+    ['a usage object that does not parse', '{"id":"c","choices":[],"usage":{"prompt_tokens":tru}}'],
+    ['a usage object and a usage null', '{"id":"c","choices":[],"usage":null,"usage":{"prompt_tokens":1}}'],
     ['an error', '{"error":{"message":"overloaded","type":"server_error"}}'],
     ['tool calls', frame({ tool_calls: [{ index: 0, function: { name: 'f', arguments: '{"a' } }] })],
     ['content as an array', frame({ content: [{ type: 'text', text: 'x' }] })],

@@ -64,6 +64,24 @@ describe('ChatCompletionsRelay: scanned frames relay exactly as parsed ones', ()
     }
   }
 
+  test('a vendor that puts the usage on its last content frame, and one with the usage frame pretty-printed: scanned as parsed', () => {
+    const lastWithUsage = frame({ content: 'bye' }, { usage: { prompt_tokens: 7, completion_tokens: 11, total_tokens: 18 } });
+    const pretty = JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'gpt-new', choices: [], usage: { prompt_tokens: 7, completion_tokens: 11, total_tokens: 18 } }, null, 1);
+    for (const frames of [[...STREAM, lastWithUsage], [...STREAM, pretty]]) {
+      for (const redirected of [false, true]) {
+        for (const includeUsage of [false, true]) {
+          const scanned = relay(frames, true, { redirected, includeUsage });
+          const parsed = relay(frames, false, { redirected, includeUsage });
+          assert.deepEqual(scanned.booked, parsed.booked, 'the same charge is booked');
+          assert.deepEqual(scanned.booked[0]?.usage, { prompt_tokens: 7, completion_tokens: 11, total_tokens: 18 });
+          // What a client reads: the frame's data lines joined again.
+          const payloads = (sent: Array<string | undefined>) => sent.map((text) => text && (JSON.parse(text.split('\n').filter((line) => line.startsWith('data: ')).map((line) => line.slice(6)).join('\n')) as unknown));
+          assert.deepEqual(payloads(scanned.sent), payloads(parsed.sent), 'the same frames');
+        }
+      }
+    }
+  });
+
   test('a frame passes through unchanged, or with only its usage: null cut', () => {
     const raw = frame({ content: 'x' });
     assert.equal(relay([raw], true, { redirected: false, includeUsage: true }).sent[0], `data: ${raw}\n\n`);

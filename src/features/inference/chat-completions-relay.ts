@@ -1,12 +1,12 @@
 import type { ChatChunk, ChatRequest, ChatStreamEvent, ChatUsage, JsonObject } from '../../core/chat-types.ts';
-import { ScannedChatChunk } from '../../dialects/openai/chat-chunk-scan.ts';
+import { ScannedChatChunk, type ScannedUsage } from '../../dialects/openai/chat-chunk-scan.ts';
 import { decodeJsonText, escapeJsonText } from '../../lib/json-scan.ts';
 import { sseFrame } from '../../lib/sse-writer.ts';
 import { priceUsage } from '../billing/pricing.ts';
 import type { ModelCall } from './model-call.ts';
 import type { RelayDialect } from './stream-relay.ts';
 import { tokenUsageFromChat } from './usage.ts';
-import { withCosts } from './priced-usage.ts';
+import { pricedUsageText, withCosts } from './priced-usage.ts';
 
 /**
  * OpenAI chat-stream frames as the client gets them. Frames pass unchanged unless a rule applies: retirement (`model`
@@ -51,12 +51,26 @@ export class ChatCompletionsRelay implements RelayDialect<ChatStreamEvent> {
     this.book(this.usage, this.usage ? '' : decodeJsonText(this.produced));
   }
 
-  /** A frame the vendor's reader scanned (no usage object, no tool calls, no error): passed on, or only its `"usage":null` cut. */
-  private scanned(frame: ScannedChatChunk): string {
+  /** A frame the vendor's reader scanned (no tool calls, no error): passed on, or only its `"usage":null` cut. */
+  private scanned(frame: ScannedChatChunk): string | undefined {
+    if (frame.usageObject) return this.scannedUsage(frame, frame.usageObject);
     this.produced += frame.escapedText;
     if (this.redirected) return this.rewritten(frame.chunk, false);
     if (!frame.usageNull || this.clientWantsUsage) return frame.raw;
     return this.withoutUsageNull(frame.raw) ?? this.rewritten(frame.chunk, false);
+  }
+
+  /**
+   * The usage frame, its usage parsed alone: dropped when the client did not ask for usage, else the vendor's text with the
+   * costs written into its usage. A usage on a frame that also has choices, or a redirected call, takes the parsed path.
+   */
+  private scannedUsage(frame: ScannedChatChunk, found: ScannedUsage): string | undefined {
+    if (!found.choicesEmpty || this.redirected) return this.parsed(frame.chunk, frame.raw);
+    this.usage = found.usage;
+    if (!this.clientWantsUsage) return undefined;
+    const { raw } = frame;
+    const cost = priceUsage(this.call.resolution.billed, tokenUsageFromChat(found.usage));
+    return `${raw.slice(0, found.start)}${pricedUsageText(raw.slice(found.start, found.end), found.usage, cost)}${raw.slice(found.end)}`;
   }
 
   private parsed(chunk: ChatChunk, raw: string): string | undefined {
