@@ -5,6 +5,9 @@ const BACKSLASH = 92;
 const COLON = 58;
 export const OPEN_BRACE = 123;
 export const CLOSE_BRACE = 125;
+const OPEN_BRACKET = 91;
+const CLOSE_BRACKET = 93;
+const COMMA = 44;
 
 /** Where the value after a key (ending at `from`) starts: past blanks, `:` and blanks; -1 when no `:` follows. */
 export function valueStart(raw: string, from: number): number {
@@ -74,13 +77,13 @@ export function topLevelValue(text: string, key: string): { start: number; end: 
       }
       index = end;
       expectKey = false;
-    } else if (code === OPEN_BRACE || code === 91) {
+    } else if (code === OPEN_BRACE || code === OPEN_BRACKET) {
       depth++;
       expectKey = code === OPEN_BRACE;
-    } else if (code === CLOSE_BRACE || code === 93) {
+    } else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
       depth--;
       if (depth === 0) return skipBlanks(text, index + 1) === length ? found : undefined;
-    } else if (code === 44) expectKey = true;
+    } else if (code === COMMA) expectKey = true;
   }
   return undefined;
 }
@@ -92,9 +95,9 @@ function valueEndAt(text: string, start: number): number {
     const end = stringEnd(text, start + 1);
     return end === -1 ? -1 : end + 1;
   }
-  if (first !== OPEN_BRACE && first !== 91) {
+  if (first !== OPEN_BRACE && first !== OPEN_BRACKET) {
     let index = start;
-    for (let code = text.charCodeAt(index); index < text.length && code !== 44 && code !== CLOSE_BRACE && code !== 93; code = text.charCodeAt(++index));
+    for (let code = text.charCodeAt(index); index < text.length && code !== COMMA && code !== CLOSE_BRACE && code !== CLOSE_BRACKET; code = text.charCodeAt(++index));
     while (index > start && isBlank(text.charCodeAt(index - 1))) index--;
     return index;
   }
@@ -105,8 +108,8 @@ function valueEndAt(text: string, start: number): number {
       const end = stringEnd(text, index + 1);
       if (end === -1) return -1;
       index = end;
-    } else if (code === OPEN_BRACE || code === 91) depth++;
-    else if (code === CLOSE_BRACE || code === 93) {
+    } else if (code === OPEN_BRACE || code === OPEN_BRACKET) depth++;
+    else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
       depth--;
       if (depth === 0) return index + 1;
     }

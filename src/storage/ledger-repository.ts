@@ -58,10 +58,7 @@ export class SqlLedgerRepository implements LedgerRepository {
       const inserted: InsertedRow[] = [];
       for (const entry of entries) {
         // The values as arguments, not one array (see the request log's SqliteStatements.insert: less binding work).
-        const result = this.insertEntry.run(
-          entry.id, entry.account.type, entry.account.id, entry.amount, entry.kind, entry.requestId, entry.model, entry.description, entry.createdAt, entry.keyId ?? null,
-        );
-        if (result.changes === 1) {
+        if (this.insertEntry.run(...ledgerTuple(entry)).changes === 1) {
           inserted.push({ type: entry.account.type, id: entry.account.id, amount: entry.amount.toString(), kind: entry.kind, key: entry.keyId ?? null, at: entry.createdAt });
         }
       }

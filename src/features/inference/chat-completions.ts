@@ -1,5 +1,5 @@
 import type { ChatRequest, ChatResponse, ChatUsage } from '../../core/chat-types.ts';
-import { topLevelValue } from '../../lib/json-scan.ts';
+import { OPEN_BRACE, topLevelValue } from '../../lib/json-scan.ts';
 import { extended } from '../../lib/objects.ts';
 import { estimateTokens, textOf } from '../../lib/token-estimate.ts';
 import { parseJsonBody } from '../../providers/http-client.ts';
@@ -51,7 +51,7 @@ export class ChatCompletionsService {
   private spliced(call: ModelCall, text: string): string | undefined {
     if (call.resolution.warning) return undefined;
     const range = topLevelValue(text, 'usage');
-    if (!range || text.charCodeAt(range.start) !== 123 /* { */) return undefined;
+    if (!range || text.charCodeAt(range.start) !== OPEN_BRACE) return undefined;
     const usageText = text.slice(range.start, range.end);
     const usage = parseJsonBody<ChatUsage>(usageText);
     const tokens = tokenUsageFromChat(usage);

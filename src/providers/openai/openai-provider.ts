@@ -65,8 +65,8 @@ export class OpenAiProvider implements Provider {
 }
 
 /**
- * OpenAI's chat stream as canonical events, `[DONE]` ends it. A frame is scanned, not parsed (ScannedChatChunk), unless
- * it carries what must be read as JSON: an error, a usage object, tool calls.
+ * OpenAI's chat stream as canonical events, `[DONE]` ends it. A frame is scanned, not parsed (ScannedChatChunk, a
+ * top-level usage object parsed alone), unless it carries what must be read as JSON: an error, tool calls.
  */
 function openAiStreamEvents(body: UpstreamResponse['body']): AsyncGenerator<ChatStreamEvent> {
   // After `[DONE]` the body is read to its end (the vendor ends it there) rather than left: leaving a Readable's loop before
