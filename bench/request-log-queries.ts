@@ -35,6 +35,7 @@ try {
   };
   await timed('/requests?limit=50');
   await timed(`/requests?limit=50&model=gpt-4.1-mini&from=${from}`);
+  await timed(`/requests?limit=50&keyId=${keys[2]}`);
   await timed(`/usage?from=${from}&to=${to}&groupBy=day,model`);
   await timed(`/usage?from=${from}&to=${to}&groupBy=day,model,key,endpoint`);
 } finally {

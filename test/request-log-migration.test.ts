@@ -66,7 +66,7 @@ const columns = (entry: RequestLogRow) => ({
 });
 
 for (const engine of ['sqlite', 'postgres'] as const) {
-  test(`${engine}: 0028 keys the request log by time and keeps the rows written before it`, async () => {
+  test(`${engine}: 0028 keys the request log by time, 0029 leaves it two indexes, and the rows written before them stay`, async () => {
     const schema = uniqueSchema();
     const directory = mkdtempSync(join(tmpdir(), 'tollgate-log-migration-'));
     const url = engine === 'postgres' ? `${POSTGRES_URL}?schema=${schema}` : `sqlite:${join(directory, 'tollgate.db')}`;
@@ -114,7 +114,8 @@ for (const engine of ['sqlite', 'postgres'] as const) {
           : await sql<{ name: string }>`select name from sqlite_master where type = 'index' and tbl_name = 'request_log'`.execute(storage.db);
       const names = indexes.rows.map((index) => index.name);
       assert.ok(!names.includes('request_log_time'), `the time index is gone (the primary key orders by time): ${names.join(', ')}`);
-      for (const name of ['request_log_account', 'request_log_user', 'request_log_key', 'request_log_task']) assert.ok(names.includes(name), `${name} is there`);
+      for (const name of ['request_log_by_user', 'request_log_by_org', 'request_log_task']) assert.ok(names.includes(name), `${name} is there`);
+      for (const name of ['request_log_account', 'request_log_user', 'request_log_key']) assert.ok(!names.includes(name), `${name} is gone (0029)`);
     } finally {
       await storage.close();
       if (engine === 'postgres') await dropPostgresSchema(POSTGRES_URL, schema);

@@ -114,11 +114,23 @@ export class SqlRequestLogRepository implements RequestLogRepository {
       if (statements) {
         for (const rollup of sortedRollups([...rollups.values()])) statements.upsertRollup.run(ROLLUP_COLUMNS.map((column) => rollup[column]));
       } else await upsertRollups(trx, [...rollups.values()]);
-    });
+    }).finally(forgetLastRollup);
   }
 
   async requests(query: RequestsQuery): Promise<RequestLogRow[]> {
-    let select = scoped(this.db.selectFrom('request_log').selectAll().select(moneyText('cost_nano').as('cost')), query);
+    let select = this.db.selectFrom('request_log').selectAll().select(moneyText('cost_nano').as('cost'));
+    // Scoped so that one of the log's two indexes (migration 0029) gives the rows newest first: a user's account and a user
+    // through request_log_by_user, an org through request_log_by_org — its condition named literally, as SQLite uses a
+    // partial index only when the query's own terms imply it. A key alone is looked for under its owner.
+    const account = query.account;
+    const owner = account || query.userId !== undefined ? undefined : await this.ownerOf(query.keyId);
+    // Keys and bots are never deleted (a user with either cannot be): an id that is neither has no rows.
+    if (owner === null) return [];
+    const userId = query.userId ?? (account?.type === 'user' ? account.id : owner);
+    if (account) {
+      select = select.where(account.type === 'org' ? sql<boolean>`account_type = 'org'` : sql<boolean>`account_type = 'user'`).where('account_id', '=', account.id);
+    }
+    if (userId !== undefined) select = select.where('user_id', '=', userId);
     if (query.keyId !== undefined) select = select.where('key_id', '=', query.keyId);
     if (query.model !== undefined) select = select.where('model', '=', query.model);
     if (query.status !== undefined) select = select.where('status', '=', query.status);
@@ -156,6 +168,13 @@ export class SqlRequestLogRepository implements RequestLogRepository {
       ttftMs: row.ttft_ms,
       taskId: row.task_id,
     }));
+  }
+
+  /** The user a key (or a bot, whose rows carry its id as the key) belongs to; null for an id that is neither. */
+  private async ownerOf(keyId: string | undefined): Promise<string | null | undefined> {
+    if (keyId === undefined) return undefined;
+    const key = await this.db.selectFrom('api_keys').select('user_id').where('id', '=', keyId).executeTakeFirst();
+    return (key ?? (await this.db.selectFrom('bots').select('user_id').where('id', '=', keyId).executeTakeFirst()))?.user_id ?? null;
   }
 
   async usage(query: UsageQuery): Promise<UsageRow[]> {
@@ -248,10 +267,11 @@ const partitionStart = (name: string): number | undefined => {
   return match ? Date.parse(`${match[1]}-${match[2]}-${match[3]}T00:00:00Z`) : undefined;
 };
 
-function scoped<Table extends 'request_log' | 'usage_daily', Output>(
-  select: SelectQueryBuilder<Database, Table, Output>,
+/** The rollups' scope (their primary key starts with the account; usage_daily_user serves a user). */
+function scoped<Output>(
+  select: SelectQueryBuilder<Database, 'usage_daily', Output>,
   scope: LogScope,
-): SelectQueryBuilder<Database, Table, Output> {
+): SelectQueryBuilder<Database, 'usage_daily', Output> {
   let scopedSelect = select;
   const account: AccountRef | undefined = scope.account;
   if (account) {
@@ -325,16 +345,39 @@ function dayOfRow(created: number): string {
   return cachedDay;
 }
 
+/** The rollup the last counted row went to (and in which batch's map): a batch's rows mostly repeat their neighbour's key. */
+let lastRollups: Map<string, Rollup> | undefined;
+let lastRow: RequestLogRow | undefined;
+let lastRollup: Rollup | undefined;
+
+/** Lets go of the last batch's map and row once the batch is written. */
+function forgetLastRollup(): void {
+  lastRollups = undefined;
+  lastRow = undefined;
+  lastRollup = undefined;
+}
+
+const sameRollup = (a: RequestLogRow, b: RequestLogRow): boolean =>
+  a.keyId === b.keyId && a.model === b.model && a.endpoint === b.endpoint && a.account.id === b.account.id && a.account.type === b.account.type
+  && Math.floor(a.created / DAY_MS) === Math.floor(b.created / DAY_MS);
+
 /** Counts a written row in its rollup; a rollup object is made only for the first row of its key (keyOf's order). */
 function addRow(rollups: Map<string, Rollup>, row: RequestLogRow): void {
-  const day = dayOfRow(row.created);
-  const model = row.model ?? '';
-  const key = `${row.account.type}\u0000${row.account.id}\u0000${day}\u0000${model}\u0000${row.keyId}\u0000${row.endpoint}`;
-  let rollup = rollups.get(key);
-  if (!rollup) {
-    rollup = { ...emptyRollup(), account_type: row.account.type, account_id: row.account.id, day, model, key_id: row.keyId, endpoint: row.endpoint, user_id: row.userId };
-    rollups.set(key, rollup);
+  let rollup: Rollup | undefined;
+  if (lastRollups === rollups && lastRow !== undefined && sameRollup(lastRow, row)) rollup = lastRollup!;
+  else {
+    const day = dayOfRow(row.created);
+    const model = row.model ?? '';
+    const key = `${row.account.type}\u0000${row.account.id}\u0000${day}\u0000${model}\u0000${row.keyId}\u0000${row.endpoint}`;
+    rollup = rollups.get(key);
+    if (!rollup) {
+      rollup = { ...emptyRollup(), account_type: row.account.type, account_id: row.account.id, day, model, key_id: row.keyId, endpoint: row.endpoint, user_id: row.userId };
+      rollups.set(key, rollup);
+    }
+    lastRollups = rollups;
+    lastRollup = rollup;
   }
+  lastRow = row;
   rollup.requests += 1;
   if (row.errorType !== null) rollup.errors += 1;
   rollup.input_tokens += row.inputTokens;

@@ -24,6 +24,7 @@ import * as autoRecharge from './0025-auto-recharge.ts';
 import * as channels from './0026-channels.ts';
 import * as chatMessagesAssistant from './0027-chat-messages-assistant.ts';
 import * as requestLogTimeKey from './0028-request-log-time-key.ts';
+import * as requestLogTwoIndexes from './0029-request-log-two-indexes.ts';
 
 /** Migrations in order; a new one is a new file added here. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -52,6 +53,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0026-channels': channels,
   '0027-chat-messages-assistant': chatMessagesAssistant,
   '0028-request-log-time-key': requestLogTimeKey,
+  '0029-request-log-two-indexes': requestLogTwoIndexes,
 };
 
 export const migrationProvider: MigrationProvider = {
