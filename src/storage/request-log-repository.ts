@@ -18,11 +18,21 @@ const ROLLUP_COLUMNS = [...ROLLUP_KEY, 'user_id', ...COUNTERS] as const;
 const LOG_COLUMNS = sql`(id, created_at, account_type, account_id, key_id, user_id, org_id, endpoint, model, served_model, provider, channel, attempts,
   stream, status, error_type, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_nano, latency_ms, ttft_ms, task_id)`;
 
+/** A row's values in LOG_COLUMNS' order; the cost stays a bigint (SQLite binds it as a 64-bit integer, no text made). */
 const asTuple = (row: RequestLogRow): unknown[] => [
   row.id, row.created, row.account.type, row.account.id, row.keyId, row.userId, row.orgId, row.endpoint, row.model, row.servedModel, row.provider,
   row.channel, row.attempts, row.stream ? 1 : 0, row.status, row.errorType, row.inputTokens, row.outputTokens, row.cacheReadTokens,
-  row.cacheWriteTokens, row.cost.toString(), row.latencyMs, row.ttftMs, row.taskId,
+  row.cacheWriteTokens, row.cost, row.latencyMs, row.ttftMs, row.taskId,
 ];
+/** Where the cost sits in a tuple. */
+const COST_AT = 20;
+
+/** The tuple as JSON takes it: the cost as decimal text (JSON has no bigint). */
+function jsonTuple(row: RequestLogRow): unknown[] {
+  const tuple = asTuple(row);
+  tuple[COST_AT] = row.cost.toString();
+  return tuple;
+}
 
 const LOG_COLUMN_LIST = `id, created_at, account_type, account_id, key_id, user_id, org_id, endpoint, model, served_model, provider, channel, attempts,
   stream, status, error_type, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_nano, latency_ms, ttft_ms, task_id`;
@@ -73,7 +83,7 @@ export class SqlRequestLogRepository implements RequestLogRepository {
    * log is skipped, and the ids actually inserted come back, so only they move the rollups.
    */
   private async insertRows(trx: Transaction<Database>, rows: readonly RequestLogRow[]): Promise<Set<string>> {
-    const json = JSON.stringify(rows.map(asTuple));
+    const json = JSON.stringify(rows.map(jsonTuple));
     const result = this.postgres
       ? await sql<{ id: string }>`insert into request_log ${LOG_COLUMNS}
         select r->>0, (r->>1)::bigint, r->>2, r->>3, r->>4, r->>5, r->>6, r->>7, r->>8, r->>9, r->>10, r->>11, (r->>12)::int, (r->>13)::int,
