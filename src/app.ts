@@ -111,7 +111,7 @@ import { PaymentsService } from './features/payments/payments-service.ts';
 import { StripeVendor } from './features/payments/stripe-vendor.ts';
 import { SqlPaymentsRepository } from './storage/payments-repository.ts';
 import { AutoRechargeService } from './features/payments/auto-recharge-service.ts';
-import { AUTO_RECHARGE_JOB } from './features/payments/auto-recharge.ts';
+import { AUTO_RECHARGE_JOB, CARD_DETACH_JOB } from './features/payments/auto-recharge.ts';
 import { SqlAutoRechargeRepository } from './storage/auto-recharge-repository.ts';
 import { registerPaymentRoutes } from './http/routes/management/payments.ts';
 import { EmailChangeService } from './features/accounts/email-change-service.ts';
@@ -305,6 +305,7 @@ export function createServices(dependencies: AppDependencies): Services {
   );
   ledger.watch(autoRecharge.watch);
   runner.handle(AUTO_RECHARGE_JOB, autoRecharge.charge);
+  runner.handle(CARD_DETACH_JOB, autoRecharge.detach);
   const payments = new PaymentsService(paymentsRepository, cardVendor, accounts, audit, bus, clock, paymentSettings, autoRecharge);
   const accountTokens = new SqlAccountTokensRepository(storage.db);
   const sessions = new SessionsService(accountsRepository, new SqlSessionsRepository(storage.db), clock);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import { StripeVendor } from '../src/features/payments/stripe-vendor.ts';
 import { formatMoney, parseMoney } from '../src/lib/money.ts';
 import { errorA, ledger } from './helpers/e2e.ts';
 import { startTestGateway, type TestGateway } from './helpers/gateway.ts';
@@ -211,6 +212,52 @@ for (const database of ['sqlite', 'postgres'] as const) {
       assert.deepEqual([after.body.card?.last4, after.body.lastAttempt?.status], ['1881', 'paid']);
       const removed = await client.call<AutoRechargeView>('DELETE', '/payments/auto-recharge/card');
       assert.deepEqual([removed.status, removed.body.card, removed.body.enabled], [200, null, false]);
+    });
+
+    test('a replaced or removed card is detached at Stripe, after an outage too; a detached card is charged no more', async () => {
+      const customer = await createCustomer(gw, { balance: '12.00' });
+      const client = await signIn(gw, customer);
+      const first = await saveCard(client, standIn, { last4: '1111' });
+      const customerId = standIn.sessions.at(-1)!.fields.customer!;
+      const second = await saveCard(client, standIn, { last4: '2222' });
+      await runJobs();
+      assert.deepEqual(standIn.detached.filter((id) => id === first || id === second), [first], 'the replaced card is detached, the new one kept');
+      const detachJob = () =>
+        gw.storage.db.selectFrom('jobs').select(['status', 'attempts', 'last_error']).where('kind', '=', 'payment.card_detach').where('subject_id', '=', second).executeTakeFirst();
+      assert.equal(await detachJob(), undefined, 'the card in use has no detach job');
+
+      // Stripe is down (the client's own two retries fail too): the card is forgotten at once, its detach waits.
+      standIn.failNext(500, 3);
+      const removed = await client.call<AutoRechargeView>('DELETE', '/payments/auto-recharge/card');
+      assert.deepEqual([removed.status, removed.body.card, removed.body.enabled], [200, null, false]);
+      await runJobs();
+      assert.ok(!standIn.detached.includes(second), 'not detached while the vendor fails');
+      const waiting = await detachJob();
+      assert.deepEqual([waiting?.status, waiting?.attempts], ['pending', 1]);
+      assert.match(waiting?.last_error ?? '', /error/i);
+      gw.clock.advance(60_000);
+      await runJobs();
+      assert.ok(standIn.detached.includes(second), 'detached once the vendor answers');
+      assert.equal((await detachJob())?.status, 'done');
+
+      // Removing when no card is saved detaches nothing more; the detached cards cannot be charged at the vendor.
+      assert.equal((await client.call('DELETE', '/payments/auto-recharge/card')).status, 200);
+      await runJobs();
+      assert.equal(standIn.detached.filter((id) => id === first || id === second).length, 2);
+      const charge = await fetch(`${standIn.url}/v1/payment_intents`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ amount: '100', currency: 'usd', customer: customerId, payment_method: second, off_session: 'true', confirm: 'true' }),
+      });
+      assert.equal(charge.status, 400, 'the vendor refuses to charge a detached card');
+
+      // Detaching what is detached already, or what the vendor does not know, is done; an outage is an error to retry.
+      const vendor = new StripeVendor('sk_test_tollgate', WEBHOOK_SECRET, standIn.url);
+      await vendor.detachCard(first);
+      await vendor.detachCard('pm_test_never_made');
+      standIn.failNext(500, 3);
+      await assert.rejects(vendor.detachCard(second));
+      standIn.failNext(500, 0);
     });
 
     test("an org's auto-recharge is set by its owner or admin; a member gets 403, another org 404; the org is credited", async () => {

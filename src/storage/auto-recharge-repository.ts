@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Selectable, type Transaction, type Updateable } from 'kysely';
 import type { AccountRef } from '../features/accounts/accounts.ts';
-import { AUTO_RECHARGE_JOB, RECHARGE_INTERVAL_MS, type AutoRecharge, type AutoRechargeRepository } from '../features/payments/auto-recharge.ts';
+import { AUTO_RECHARGE_JOB, CARD_DETACH_JOB, RECHARGE_INTERVAL_MS, type AutoRecharge, type AutoRechargeRepository } from '../features/payments/auto-recharge.ts';
 import type { Payment, PaymentsRepository, SavedCard } from '../features/payments/payments.ts';
 import type { Money } from '../lib/money.ts';
 import type { SqlJobsRepository } from './jobs-repository.ts';
@@ -54,8 +54,11 @@ export class SqlAutoRechargeRepository implements AutoRechargeRepository {
         .values({ account_type: account.type, account_id: account.id, enabled: 0, updated_at: now })
         .onConflict((conflict) => conflict.columns(['account_type', 'account_id']).doNothing())
         .execute();
+      const before = (await this.get(account, trx))!;
       await trx.updateTable('auto_recharge').set({ ...changes, updated_at: now }).where('account_type', '=', account.type).where('account_id', '=', account.id).execute();
       const settings = (await this.get(account, trx))!;
+      const dropped = before.card?.paymentMethod;
+      if (dropped && dropped !== settings.card?.paymentMethod) await this.jobs.enqueue(trx, { kind: CARD_DETACH_JOB, subjectId: dropped, runAt: now }, now);
       await trx
         .updateTable(account.type === 'user' ? 'users' : 'orgs')
         .set({ auto_recharge_below_nano: triggerOf(settings) })

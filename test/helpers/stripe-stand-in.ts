@@ -48,7 +48,8 @@ export interface StandInDelivery {
  * A local stand-in of the Stripe API for the payments tests (the `stripe` package takes a host, port and protocol). It answers
  * as Stripe does — form-encoded requests, Stripe's objects and error bodies — and records what it got:
  * - `POST /v1/checkout/sessions` (payment and setup mode), `POST /v1/customers`, `GET /v1/setup_intents/:id` (with
- *   `expand[]=payment_method`), `POST /v1/payment_intents` (off-session, confirmed: succeeded, or a 402 card error);
+ *   `expand[]=payment_method`), `POST /v1/payment_intents` (off-session, confirmed: succeeded, or a 402 card error),
+ *   `POST /v1/payment_methods/:id/detach` (a detached card can be charged no more);
  * - replays of one Idempotency-Key answer the first answer again, with no second effect;
  * - once told the webhook (`deliverTo`), it sends signed events as Stripe does: `checkout.session.completed` when a test
  *   completes a card setup, `payment_intent.succeeded` / `payment_intent.payment_failed` after each off-session charge.
@@ -59,6 +60,8 @@ export interface StripeStandIn {
   customers: Array<{ id: string; fields: Record<string, string> }>;
   paymentIntents: StandInPaymentIntent[];
   deliveries: StandInDelivery[];
+  /** Payment methods detached from their customer (`POST /v1/payment_methods/:id/detach`), in order. */
+  detached: string[];
   /** Answer the next `times` POST requests with this status (a vendor outage). */
   failNext(status: number, times?: number): void;
   /** Where signed events go (the gateway's webhook) and the secret they are signed with. */
@@ -90,6 +93,7 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
   const customers: Array<{ id: string; fields: Record<string, string> }> = [];
   const paymentIntents: StandInPaymentIntent[] = [];
   const deliveries: StandInDelivery[] = [];
+  const detached: string[] = [];
   const setupSessions = new Map<string, { session: Record<string, unknown>; setupIntent: string; customer: string; metadata: Record<string, string> }>();
   const setupIntents = new Map<string, { customer: string; paymentMethod: string | null; metadata: Record<string, string> }>();
   const paymentMethods = new Map<string, { customer: string; brand: string; last4: string } & CardBehaviour>();
@@ -168,6 +172,16 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
       return { status: 200, body: { id: match[1], object: 'setup_intent', customer: intent.customer, metadata: intent.metadata, status: intent.paymentMethod ? 'succeeded' : 'requires_payment_method', usage: 'off_session', payment_method: paymentMethod } };
     }
     if (method !== 'POST') return missing;
+    const detach = /^\/v1\/payment_methods\/([\w]+)\/detach$/.exec(url.pathname);
+    if (detach) {
+      const id = detach[1]!;
+      const card = paymentMethods.get(id);
+      if (!card) return { status: 404, body: { error: { type: 'invalid_request_error', code: 'resource_missing', param: 'payment_method', message: `No such PaymentMethod: '${id}'` } } };
+      if (!card.customer) return { status: 400, body: { error: { type: 'invalid_request_error', message: 'The payment method you provided is not attached to a customer so detachment is impossible.' } } };
+      paymentMethods.set(id, { ...card, customer: '' });
+      detached.push(id);
+      return { status: 200, body: { id, object: 'payment_method', type: 'card', customer: null, card: { brand: card.brand, last4: card.last4, exp_month: 12, exp_year: 2030 } } };
+    }
     switch (url.pathname) {
       case '/v1/checkout/sessions':
         return { status: 200, body: checkoutSession(fields, idempotencyKey, authorization) };
@@ -218,6 +232,7 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
     customers,
     paymentIntents,
     deliveries,
+    detached,
     failNext: (status, times = 1) => {
       failure = status;
       failures = times;

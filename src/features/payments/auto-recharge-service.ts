@@ -19,6 +19,8 @@ import { pendingPayment, type CardVendor, type Payment, type PaymentsRepository,
 const THRESHOLD_MAX = 9_000_000_000n * NANOS_PER_UNIT;
 /** The card vendor unreachable: the charge is asked again after 10 s, 30 s, 90 s, … (at most 10 min), then given up. */
 const CHARGE_ATTEMPTS = 6;
+/** A detach is tried this often: the delays grow to 10 minutes, so the last try comes about a day after the first. */
+const DETACH_ATTEMPTS = 150;
 const retryDelayMs = (attempts: number): number => Math.min(10_000 * 3 ** attempts, 600_000);
 
 /** What the console and scripts see: the choice, the card, and the last attempt's payment. */
@@ -181,6 +183,28 @@ export class AutoRechargeService {
     }
     await this.payments.settle(payment.id, (current) => (current.status === 'pending' && current.paymentIntent === null ? { changes: { paymentIntent: result.paymentIntent }, entries: [] } : undefined));
     return { type: 'done' };
+  };
+
+  /**
+   * The job of a removed or replaced card: detaches it at the vendor, so nothing can charge it there any more. Retried
+   * with back-off while the vendor cannot be asked (for about a day: DETACH_ATTEMPTS), then left failed with its error in
+   * the jobs table and the log, for the operator to detach by hand.
+   */
+  readonly detach = async (job: Job): Promise<JobOutcome> => {
+    const failedAttempt = (message: string): JobOutcome => {
+      if (job.attempts + 1 >= DETACH_ATTEMPTS) {
+        this.logger.error({ paymentMethod: job.subjectId, error: message }, 'a removed card could not be detached at the card vendor; detach it in its dashboard');
+        return { type: 'failed', error: message };
+      }
+      return { type: 'retry', at: this.clock.now() + retryDelayMs(job.attempts), error: message };
+    };
+    if (!this.vendor) return failedAttempt('card payments are switched off on this gateway');
+    try {
+      await this.vendor.detachCard(job.subjectId);
+      return { type: 'done' };
+    } catch (error) {
+      return failedAttempt(error instanceof Error ? error.message : String(error));
+    }
   };
 
   /** A setup session completed: the card it saved becomes the account's (when the session was the account's customer's). */

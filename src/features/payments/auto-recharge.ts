@@ -8,6 +8,9 @@ export const RECHARGE_INTERVAL_MS = 3_600_000;
 /** The job kind that charges the saved card for one claimed attempt. */
 export const AUTO_RECHARGE_JOB = 'payment.auto_recharge';
 
+/** The job kind that detaches a removed or replaced card at the vendor (its subject: the card's payment method id). */
+export const CARD_DETACH_JOB = 'payment.card_detach';
+
 /** An account's auto-recharge: the customer's choice, the vendor's customer and card, and the last attempt. */
 export interface AutoRecharge {
   account: AccountRef;
@@ -37,7 +40,10 @@ export interface AutoRechargeRepository {
   configure(account: AccountRef, choice: { enabled: boolean; threshold: Money | null; amount: Money | null; by: string }, now: number): Promise<AutoRecharge>;
   /** Keeps the vendor's customer of the account; when one was kept already (a concurrent first save), that one is answered. */
   keepCustomer(account: AccountRef, customerId: string, now: number): Promise<string>;
-  /** The card a setup saved (replacing any other); the trigger follows. */
+  /**
+   * The card a setup saved (replacing any other); the trigger follows. A card it replaces gets a CARD_DETACH_JOB in the
+   * same transaction, as does the card `removeCard` forgets: the vendor stops holding it even if it cannot be asked now.
+   */
   saveCard(account: AccountRef, card: SavedCard, now: number): Promise<AutoRecharge>;
   /** Forgets the card and turns auto-recharge off. */
   removeCard(account: AccountRef, now: number): Promise<AutoRecharge>;

@@ -80,6 +80,11 @@ export interface CardVendor {
   /** The card a completed setup saved. */
   savedCard(setupIntentId: string): Promise<SavedCard & { customerId: string | null }>;
   /**
+   * Detaches a saved card from its customer, so the vendor can charge it no more: a removed or replaced card. A card the
+   * vendor no longer has, or that is detached already, is done too. Throws when the vendor could not be asked (retry).
+   */
+  detachCard(paymentMethod: string): Promise<void>;
+  /**
    * Charges a saved card with the customer away (off-session, confirmed at once). `accepted`: the vendor took it (its
    * success event credits it); `declined`: the card was refused (insufficient funds, authentication required, …).
    * Throws when the vendor could not be asked (network, 5xx): retry with the same `idempotencyKey`.

@@ -87,6 +87,16 @@ export class StripeVendor implements CardVendor {
     };
   }
 
+  async detachCard(paymentMethod: string): Promise<void> {
+    try {
+      await this.stripe.paymentMethods.detach(paymentMethod);
+    } catch (error) {
+      // Gone (resource_missing) or attached to no customer any more (a 400 saying so): what was asked is already true.
+      if (error instanceof this.StripeModule.errors.StripeInvalidRequestError && (error.code === 'resource_missing' || /not attached/i.test(error.message))) return;
+      throw error;
+    }
+  }
+
   async chargeSaved(input: Parameters<CardVendor['chargeSaved']>[0]): ReturnType<CardVendor['chargeSaved']> {
     try {
       const intent = await this.stripe.paymentIntents.create(
