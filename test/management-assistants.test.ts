@@ -313,6 +313,46 @@ for (const database of ['sqlite', 'postgres'] as const) {
       assert.deepEqual(sent.map((item) => item.content), [message, plain.body.message, 'And then?'], 'the chat’s earlier exchange went with the new message');
     });
 
+    test('like and install from the console: once per user, a paid install charged once to the user; CSRF, 404 and 402 as every door', async () => {
+      const owner = await person('Owner');
+      const paid = await create(owner, { mention: newMention('paid'), title: 'Paid helper', modelId: 'gpt-4o-mini', access: { isPrivate: false, isFree: false, installPrice: '1.25' } });
+      const hidden = await create(owner, { mention: newMention('hide'), title: 'Hidden', modelId: 'gpt-4o-mini', access: { isPrivate: true } });
+      const fan = await person('Fan', '5.00');
+      type Card = AssistantView & { likes: number; isInstalled: boolean; charged?: string };
+
+      const liked = await fan.client.call<Card>('POST', `/assistants/${paid.id}/like`);
+      assert.equal(liked.status, 200, JSON.stringify(liked.body));
+      assert.deepEqual([liked.body.likes, liked.body.isInstalled], [1, false]);
+      assert.deepEqual(Object.keys(liked.body).sort(), CARD_FIELDS, 'the public card, nothing more');
+      assert.equal((await fan.client.call<Card>('POST', `/assistants/${paid.id}/like`)).body.likes, 1, 'a second like counts nothing');
+      assert.equal((await bob.client.call<Card>('POST', `/assistants/${paid.id}/like`)).body.likes, 2, 'another user counts');
+
+      const installed = await fan.client.call<Card>('POST', `/assistants/${paid.id}/install`);
+      assert.equal(installed.status, 200, JSON.stringify(installed.body));
+      assert.deepEqual([installed.body.isInstalled, installed.body.charged], [true, '1.25']);
+      const again = await fan.client.call<Card>('POST', `/assistants/${paid.id}/install`);
+      assert.deepEqual([again.status, again.body.charged], [200, '0.00'], 'installed once, charged once');
+      assert.equal(await gw.balance({ userId: fan.userId }), '3.75');
+      const charges = (await ledgerOf(fan)).filter((entry) => entry.kind === 'charge');
+      assert.deepEqual(charges.map((entry) => entry.amount), ['-1.25']);
+      const page = await fan.client.call<Card>('GET', `/assistants/by-mention/${paid.mention}`);
+      assert.deepEqual([page.body.isInstalled, page.body.likes], [true, 2]);
+
+      // The same refusals as the other doors: no CSRF token, another user's private assistant, an empty balance.
+      const noCsrf = await fan.client.withoutCsrf('POST', `/assistants/${paid.id}/like`);
+      assert.equal(noCsrf.status, 403);
+      for (const action of ['like', 'install']) {
+        const missing = await fan.client.call('POST', `/assistants/${hidden.id}/${action}`);
+        assert.deepEqual([missing.status, errorA(missing.body)], [404, NOT_FOUND]);
+      }
+      const broke = await person('Broke fan', '0.00');
+      const refused = await broke.client.call('POST', `/assistants/${paid.id}/install`);
+      assert.equal(refused.status, 402);
+      assert.equal(errorA(refused.body).type, 'insufficient_balance_error');
+      assert.equal((await broke.client.call<Card>('GET', `/assistants/by-mention/${paid.mention}`)).body.isInstalled, false);
+      assert.equal((await ledgerOf(broke)).length, 0);
+    });
+
     test('an empty balance is refused with 402 before the vendor is called, and nothing is charged', async () => {
       const broke = await person('Broke', '0.00');
       const made = await create(broke, { mention: newMention('broke'), title: 'Unpaid', modelId: 'gpt-4o-mini' });

@@ -178,6 +178,36 @@ describe('assistants in the console and on their pages, in Chromium', () => {
     await page.getByRole('heading', { name: 'Assistant not found', level: 1 }).waitFor();
   });
 
+  test('a signed-in visitor likes an assistant and installs a paid one after confirming the price, charged once', async () => {
+    const { page } = view;
+    const maker = await gw.admin<{ id: string }>('POST', '/users', { name: 'Maker', balance: '1.00' });
+    const { key } = await gw.fundedKey({ userId: maker.body.id });
+    const paid = { mention: `${word}-paid`, title: 'Quokka pro' };
+    await createAssistant(gw, key, { mention: paid.mention, title: paid.title, modelId: 'gpt-4o-mini', access: { isPrivate: false, isFree: false, installPrice: '0.50' } });
+    await page.goto(`${gw.url}/a/${paid.mention}`);
+    await page.getByRole('heading', { name: paid.title, level: 1 }).waitFor();
+    const likes = page.getByText('Likes', { exact: true }).locator('xpath=following-sibling::dd');
+    assert.equal(await likes.textContent(), '0');
+
+    const actions = page.getByRole('region', { name: 'Like and install' });
+    await actions.getByRole('button', { name: 'Like' }).click();
+    await actions.getByRole('status').filter({ hasText: `You like ${paid.title}.` }).waitFor();
+    await page.getByText('Likes', { exact: true }).locator('xpath=following-sibling::dd', { hasText: '1' }).waitFor();
+
+    const before = micros(await gw.balance({ userId: ada.userId }));
+    await actions.getByRole('button', { name: 'Install for 0.50' }).click();
+    const dialog = page.getByRole('dialog', { name: `Install ${paid.title}?` });
+    await dialog.getByText(`Installing ${paid.title} charges 0.50 to your balance, once.`).waitFor();
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    assert.equal(micros(await gw.balance({ userId: ada.userId })), before, 'cancel charges nothing');
+    await actions.getByRole('button', { name: 'Install for 0.50' }).click();
+    await dialog.getByRole('button', { name: 'Pay 0.50 and install' }).click();
+    await actions.getByRole('status').filter({ hasText: `${paid.title} is installed; 0.50 was charged to your balance.` }).waitFor();
+    await actions.getByText('Installed', { exact: true }).waitFor();
+    assert.equal(await actions.getByRole('button', { name: /^Install/ }).count(), 0, 'nothing more to install');
+    assert.equal(before - micros(await gw.balance({ userId: ada.userId })), micros('0.50'));
+  });
+
   test('at 375 px wide the assistant pages fit the screen; every request stayed on the gateway', async () => {
     const narrow = await openPage(browser, { width: 375 });
     await signInThroughForm(narrow.page, gw.url, ada);

@@ -1,4 +1,4 @@
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useParams } from '@tanstack/react-router';
 import { useRef, useState, type FormEvent } from 'react';
 import { newChatId, streamChat, type AssistantCard } from '../api/assistants.ts';
@@ -6,6 +6,7 @@ import { ApiError, api } from '../api/client.ts';
 import { useSession } from '../api/session.ts';
 import type { CatalogModel, List } from '../api/types.ts';
 import { installPriceText } from '../components/assistant-catalog.tsx';
+import { ConfirmButton } from '../components/confirm-button.tsx';
 import { SiteHeader } from '../components/site-header.tsx';
 import { ErrorNote, Loading } from '../components/status.tsx';
 
@@ -61,6 +62,7 @@ export function AssistantPage() {
         {card.data ? (
           <>
             <AssistantCardView card={card.data} mine={card.data.owner.id === session.data?.user.id} />
+            {session.data ? <Reactions card={card.data} /> : null}
             {session.data ? (
               <Chat card={card.data} />
             ) : (
@@ -140,6 +142,56 @@ function AssistantCardView({ card, mine }: { card: AssistantCard; mine: boolean 
         </p>
       ) : null}
     </article>
+  );
+}
+
+/**
+ * Like and install (SPEC 4.6 through the management API): a like counts once per user; an install too, and a paid one is
+ * charged to the user's balance, so it asks first. Each answers the card as it is now, which the page then shows.
+ */
+function Reactions({ card }: { card: AssistantCard }) {
+  const client = useQueryClient();
+  const [done, setDone] = useState<string | null>(null);
+  const refresh = () => client.invalidateQueries({ queryKey: ['assistant-page', card.mention] });
+  const like = useMutation({
+    mutationFn: () => api<AssistantCard>('POST', `/api/v1/assistants/${card.id}/like`),
+    onSuccess: async () => {
+      setDone(`You like ${card.title}.`);
+      await refresh();
+    },
+  });
+  const install = useMutation({
+    mutationFn: () => api<AssistantCard & { charged: string }>('POST', `/api/v1/assistants/${card.id}/install`),
+    onSuccess: async (answer) => {
+      setDone(Number(answer.charged) === 0 ? `${card.title} is installed.` : `${card.title} is installed; ${answer.charged} was charged to your balance.`);
+      await refresh();
+    },
+  });
+  const free = card.access.isFree || Number(card.access.installPrice) === 0;
+  return (
+    <section aria-label="Like and install" className="actions">
+      <button type="button" onClick={() => like.mutate()} disabled={like.isPending}>
+        Like
+      </button>{' '}
+      {card.isInstalled ? (
+        <span>Installed</span>
+      ) : free ? (
+        <button type="button" onClick={() => install.mutate()} disabled={install.isPending}>
+          Install
+        </button>
+      ) : (
+        <ConfirmButton
+          label={`Install for ${card.access.installPrice}`}
+          title={`Install ${card.title}?`}
+          message={`Installing ${card.title} charges ${card.access.installPrice} to your balance, once.`}
+          confirmLabel={`Pay ${card.access.installPrice} and install`}
+          onConfirm={() => install.mutate()}
+          disabled={install.isPending}
+        />
+      )}
+      {done ? <p role="status">{done}</p> : null}
+      <ErrorNote error={like.error ?? install.error} what={like.error ? 'Liking' : 'Installing'} />
+    </section>
   );
 }
 

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { GatewayError, invalidParam } from '../../../core/errors.ts';
 import { parseOrThrow } from '../../../dialects/validation.ts';
+import { formatMoney } from '../../../lib/money.ts';
 import { createAssistantSchema, updateAssistantSchema } from '../../../features/assistants/assistant.ts';
 import type { AssistantChatService } from '../../../features/assistants/assistant-chat.ts';
 import { assistantView, catalogCardView, listItemView } from '../../../features/assistants/assistant-views.ts';
@@ -83,6 +84,24 @@ export function registerAssistantManagementRoutes(app: FastifyInstance, services
     const params = parseOrThrow(mentionParams, request.params);
     const page = await assistants.page(viewerOf(request), params.mention);
     return catalogCardView(page.assistant, page.owner, page.installed);
+  });
+
+  // The console's doors onto SPEC 4.6's like and install (/v1/assistant/like, /v1/assistant/install): the same service calls,
+  // as the signed-in user (their console key); each answers the assistant's card as it is now.
+  const cardNow = async (request: FastifyRequest, mention: string) => {
+    const page = await assistants.page(viewerOf(request), mention);
+    return catalogCardView(page.assistant, page.owner, page.installed);
+  };
+  app.post('/api/v1/assistants/:id/like', { config: { auth: 'user', name: 'assistants.like', doc: { summary: 'Like an assistant of the catalog (once per user)', params: assistantParams } } }, async (request) => {
+    const params = parseOrThrow(assistantParams, request.params);
+    const assistant = await assistants.like(principalCaller(request), params.id);
+    return cardNow(request, assistant.mention);
+  });
+
+  app.post('/api/v1/assistants/:id/install', { config: { auth: 'user', name: 'assistants.install', doc: { summary: 'Install an assistant (once per user; a paid one is charged to your balance)', params: assistantParams } } }, async (request) => {
+    const params = parseOrThrow(assistantParams, request.params);
+    const { assistant, charged } = await assistants.install(spendingCaller(request), params.id, false);
+    return { ...(await cardNow(request, assistant.mention)), charged: formatMoney(charged) };
   });
 
   app.get('/api/v1/assistants/:id', { config: { auth: 'user', name: 'assistants.get', doc: { summary: 'One assistant you may edit, with every field', params: assistantParams } } }, async (request) => {
