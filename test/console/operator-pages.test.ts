@@ -154,19 +154,35 @@ describe("the operator's pages, in Chromium", () => {
     await stranger.context.close();
   });
 
-  test("an org's page lists its members; the operator credits the org", async () => {
+  test("an org's page lists its members, changes a role, keeps the last owner, removes a member; the operator credits the org", async () => {
     const owner = await createCustomer(gw, { name: 'Oscar Owner' });
     const org = await gw.admin<{ id: string }>('POST', '/orgs', { name: 'Acme Widgets', ownerId: owner.userId, balance: '1.00' });
     assert.equal(org.status, 200);
+    const helper = await createCustomer(gw, { name: 'Hana Helper' });
+    assert.equal((await gw.admin('POST', `/orgs/${org.body.id}/members`, { userId: helper.userId, role: 'member' })).status, 200);
+    const roles = async () =>
+      Object.fromEntries((await gw.admin<{ data: Array<{ userId: string; role: string }> }>('GET', `/orgs/${org.body.id}/members`)).body.data.map((member) => [member.userId, member.role]));
     const { page } = view;
     await page.goto(`${gw.url}/console/admin/users`);
     await openOperatorPage(page, 'Orgs', 'Organizations');
     await page.getByRole('link', { name: 'Acme Widgets' }).click();
     await page.getByRole('heading', { name: 'Acme Widgets', level: 1 }).waitFor();
-    const member = page.getByRole('table', { name: 'Members: 1' }).getByRole('row', { name: /Oscar Owner/ });
+    const member = page.getByRole('table', { name: 'Members: 2' }).getByRole('row', { name: /Oscar Owner/ });
     await member.waitFor();
-    const cells = await cellsOf(member);
-    assert.deepEqual([cells[0], cells[2]], ['Oscar Owner', 'owner']);
+    assert.equal((await cellsOf(member))[0], 'Oscar Owner');
+    assert.equal(await page.getByLabel(`Role of ${owner.email}`).inputValue(), 'owner');
+
+    await page.getByLabel(`Role of ${helper.email}`).selectOption('admin');
+    for (let tries = 0; tries < 50 && (await roles())[helper.userId] !== 'admin'; tries++) await page.waitForTimeout(20);
+    assert.deepEqual(await roles(), { [owner.userId]: 'owner', [helper.userId]: 'admin' });
+    await page.getByLabel(`Role of ${owner.email}`).selectOption('member');
+    await member.getByRole('alert').filter({ hasText: 'Changing the role failed: The organization must keep an owner' }).waitFor();
+    assert.equal((await roles())[owner.userId], 'owner', 'the last owner stays');
+
+    await page.getByRole('button', { name: `Remove ${helper.email}` }).click();
+    await page.getByRole('dialog', { name: `Remove ${helper.email} from the organisation?` }).getByRole('button', { name: 'Remove member' }).click();
+    await page.getByRole('table', { name: 'Members: 1' }).waitFor();
+    assert.deepEqual(await roles(), { [owner.userId]: 'owner' });
     await page.getByLabel('Amount').fill('9.00');
     await page.getByLabel('Note', { exact: true }).fill('partner credit');
     await page.getByRole('button', { name: 'Credit', exact: true }).click();

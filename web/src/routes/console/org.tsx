@@ -2,17 +2,16 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useParams } from '@tanstack/react-router';
 import { type FormEvent } from 'react';
 import { api } from '../../api/client.ts';
-import type { CreatedInvitation, Invitation, List, Org, OrgMember, OrgRole } from '../../api/types.ts';
+import type { CreatedInvitation, Invitation, List, Org, OrgMember } from '../../api/types.ts';
 import { ConfirmButton } from '../../components/confirm-button.tsx';
 import { CopyButton } from '../../components/copy-button.tsx';
 import { DataTable } from '../../components/data-table.tsx';
 import { LabelledInput, LabelledSelect } from '../../components/labelled-field.tsx';
+import { MemberRoleSelect, RemoveMemberButton, ROLES } from '../../components/member-controls.tsx';
 import { NavLinks } from '../../components/nav-links.tsx';
 import { ErrorNote, Loading } from '../../components/status.tsx';
 import { shortTime } from '../../lib/dates.ts';
 
-/** The roles, from the most rights to the fewest. */
-const ROLES: readonly OrgRole[] = ['owner', 'admin', 'member'];
 
 export const useOrg = (id: string) => useQuery({ queryKey: ['org', id], queryFn: () => api<Org>('GET', `/api/v1/orgs/${encodeURIComponent(id)}`) });
 
@@ -59,8 +58,8 @@ export function OrgPage() {
               columns={[
                 { header: 'Name', cell: (member) => member.name, rowHeader: true },
                 { header: 'Email', cell: (member) => member.email ?? '—' },
-                { header: 'Role', cell: (member) => <RoleSelect orgId={id} member={member} manages={manages} /> },
-                { header: 'Actions', cell: (member) => <RemoveMember orgId={id} member={member} manages={manages} /> },
+                { header: 'Role', cell: (member) => <MemberRoleSelect {...memberControls(id, member, manages)} /> },
+                { header: 'Actions', cell: (member) => <RemoveMemberButton {...memberControls(id, member, manages)} /> },
               ]}
             />
           </section>
@@ -71,56 +70,13 @@ export function OrgPage() {
   );
 }
 
-const memberPath = (orgId: string, member: OrgMember) => `/api/v1/orgs/${encodeURIComponent(orgId)}/members/${encodeURIComponent(member.id)}`;
-
-/** After a member changes, the org and the user's own account list (their role, their orgs) are read again. */
-function useMemberChange<T>(orgId: string, change: (input: T) => Promise<unknown>) {
-  const client = useQueryClient();
-  return useMutation({ mutationFn: change, onSuccess: () => Promise.all([client.invalidateQueries({ queryKey: ['org', orgId] }), client.invalidateQueries({ queryKey: ['me'] })]) });
-}
-
-interface MemberProps {
-  orgId: string;
-  member: OrgMember;
-  manages: boolean;
-}
-
-function RoleSelect({ orgId, member, manages }: MemberProps) {
-  const role = useMemberChange(orgId, (next: OrgRole) => api('PATCH', memberPath(orgId, member), { role: next }));
-  return (
-    <>
-      <label className="sr-only" htmlFor={`role-${member.id}`}>
-        Role of {member.email ?? member.name}
-      </label>
-      <select id={`role-${member.id}`} value={member.role} disabled={!manages || role.isPending} onChange={(event) => role.mutate(event.target.value as OrgRole)}>
-        {ROLES.map((value) => (
-          <option key={value} value={value}>
-            {value}
-          </option>
-        ))}
-      </select>
-      <ErrorNote error={role.error} what="Changing the role failed" />
-    </>
-  );
-}
-
-function RemoveMember({ orgId, member, manages }: MemberProps) {
-  const remove = useMemberChange(orgId, () => api('DELETE', memberPath(orgId, member)));
-  const who = member.email ?? member.name;
-  return (
-    <>
-      <ConfirmButton
-        label={`Remove ${who}`}
-        title={`Remove ${who} from the organisation?`}
-        message="Their keys and bots for this organisation stop working at once."
-        confirmLabel="Remove member"
-        disabled={!manages}
-        onConfirm={() => remove.mutate(undefined)}
-      />
-      <ErrorNote error={remove.error} what="Removing failed" />
-    </>
-  );
-}
+/** A member's controls on this page: its resource in the org's own API; the org and the user's own account list (their role, their orgs) are read again after a change. */
+const memberControls = (orgId: string, member: OrgMember, manages: boolean) => ({
+  member,
+  path: `/api/v1/orgs/${encodeURIComponent(orgId)}/members/${encodeURIComponent(member.id)}`,
+  refresh: [['org', orgId], ['me']],
+  manages,
+});
 
 function Invitations({ orgId }: { orgId: string }) {
   const client = useQueryClient();

@@ -1,14 +1,23 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link, useParams } from '@tanstack/react-router';
-import type { AdminOrgDetail } from '../../../api/admin-types.ts';
+import type { AdminMember, AdminOrgDetail } from '../../../api/admin-types.ts';
 import { api } from '../../../api/client.ts';
 import { BalanceForm } from '../../../components/admin/balance-form.tsx';
 import { AdminKeysTable } from '../../../components/admin/keys-table.tsx';
 import { LedgerTable } from '../../../components/admin/ledger-table.tsx';
 import { DataTable } from '../../../components/data-table.tsx';
+import { MemberRoleSelect, RemoveMemberButton } from '../../../components/member-controls.tsx';
 import { ErrorNote, Loading } from '../../../components/status.tsx';
 
-/** /console/admin/orgs/:id: an organization's balance (credit, debit), members, business keys and recent ledger. */
+/** A member's controls on the operator's page: the admin API's member resource; the org's page is read again after a change. */
+const memberControls = (orgId: string, member: AdminMember) => ({
+  member: { id: member.userId, name: member.name, email: member.email, role: member.role },
+  path: `/admin/v1/orgs/${encodeURIComponent(orgId)}/members/${encodeURIComponent(member.userId)}`,
+  refresh: [['admin', 'org', orgId]],
+  manages: true,
+});
+
+/** /console/admin/orgs/:id: an organization's balance (credit, debit), members (their roles changed, removed), business keys and recent ledger. */
 export function AdminOrgPage() {
   const { id } = useParams({ from: '/console/admin/orgs/$id' });
   const org = useQuery({ queryKey: ['admin', 'org', id], queryFn: () => api<AdminOrgDetail>('GET', `/admin/v1/orgs/${encodeURIComponent(id)}`) });
@@ -48,7 +57,8 @@ export function AdminOrgPage() {
               columns={[
                 { header: 'Name', cell: (member) => <Link to="/console/admin/users/$id" params={{ id: member.userId }}>{member.name}</Link>, rowHeader: true },
                 { header: 'Email', cell: (member) => member.email ?? '—' },
-                { header: 'Role', cell: (member) => member.role },
+                { header: 'Role', cell: (member) => <MemberRoleSelect {...memberControls(id, member)} /> },
+                { header: 'Actions', cell: (member) => <RemoveMemberButton {...memberControls(id, member)} /> },
               ]}
             />
           </section>
