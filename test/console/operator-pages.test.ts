@@ -292,7 +292,7 @@ describe("the operator's pages, in Chromium", () => {
     assert.deepEqual(attempts.body.data.at(-1), { ...attempts.body.data.at(-1), attempt: 6, status: 'delivered' });
   });
 
-  test("the providers page lists each stored provider's base URL and whether a key is set, never the key", async () => {
+  test("the providers page lists each stored provider's base URL and whether a key is set, never the key; stores, changes and deletes one", async () => {
     const { page } = view;
     await page.goto(`${gw.url}/console/admin/users`);
     await openOperatorPage(page, 'Providers', 'Providers');
@@ -305,8 +305,8 @@ describe("the operator's pages, in Chromium", () => {
     await page.reload();
     const backup = table.getByRole('row', { name: /^openai-backup\b/ });
     await backup.waitFor();
-    assert.deepEqual(await cellsOf(backup), ['openai-backup', 'openai', 'https://backup.example.com/v1', '1', 'set']);
-    assert.deepEqual(await cellsOf(table.getByRole('row', { name: /^claude-proxy\b/ })), ['claude-proxy', 'anthropic', 'https://claude-proxy.example.com', '1', 'not set']);
+    assert.deepEqual((await cellsOf(backup)).slice(0, 5), ['openai-backup', 'openai', 'https://backup.example.com/v1', '1', 'set']);
+    assert.deepEqual((await cellsOf(table.getByRole('row', { name: /^claude-proxy\b/ }))).slice(0, 5), ['claude-proxy', 'anthropic', 'https://claude-proxy.example.com', '1', 'not set']);
     await page.getByRole('region', { name: 'Channels of openai-backup' }).waitFor();
     const backupChannels = page.getByRole('table', { name: 'openai-backup channels and their health' });
     assert.deepEqual(await cellsOf(backupChannels.getByRole('row', { name: /^default\b/ })), ['default', 'https://backup.example.com/v1', 'set', '1', '0', 'all', 'healthy', '0', '0', '0.0 %', '—', '—']);
@@ -335,6 +335,36 @@ describe("the operator's pages, in Chromium", () => {
     assert.deepEqual((await cellsOf(channels.getByRole('row', { name: /^west\b/ }))).slice(0, 8), ['west', `${gw.simulator.url}/v1`, 'not set', '1', '0', 'pooled-model', 'healthy', '0']);
     assert.ok(!(await page.content()).includes('sk-east-0123456789'), 'no channel key on the page');
     assert.ok(!(await page.content()).includes(secret), 'the API key is nowhere on the page');
+
+    // Stored from the page, then changed with the key left empty (kept), then deleted; one a model routes to stays.
+    const form = page.getByRole('form', { name: 'Store a provider' });
+    const store = async (baseUrl: string, apiKey: string) => {
+      await form.getByLabel('Provider id').fill('mirror');
+      await form.getByLabel('Type').selectOption('openai');
+      await form.getByLabel('Base URL').fill(baseUrl);
+      await form.getByLabel('API key').fill(apiKey);
+      await form.getByRole('button', { name: 'Store provider' }).click();
+    };
+    await store('https://mirror.example.com/v1', 'sk-mirror-0123456789');
+    await page.getByRole('status').filter({ hasText: 'Provider mirror was stored.' }).waitFor();
+    const mirror = table.getByRole('row', { name: /^mirror\b/ });
+    await mirror.getByRole('cell', { name: 'set', exact: true }).waitFor();
+    assert.deepEqual((await cellsOf(mirror)).slice(0, 5), ['mirror', 'openai', 'https://mirror.example.com/v1', '1', 'set']);
+    await store('https://mirror-two.example.com/v1', '');
+    await page.getByRole('status').filter({ hasText: 'Provider mirror was changed.' }).waitFor();
+    await mirror.getByRole('cell', { name: 'https://mirror-two.example.com/v1' }).waitFor();
+    const stored = await gw.admin<{ data: Array<{ id: string; baseUrl: string; hasApiKey: boolean }> }>('GET', '/providers');
+    assert.deepEqual(stored.body.data.filter((provider) => provider.id === 'mirror').map((provider) => [provider.baseUrl, provider.hasApiKey]), [['https://mirror-two.example.com/v1', true]], 'an empty key field keeps the key');
+    assert.ok(!(await page.content()).includes('sk-mirror-0123456789'), 'the new key is not on the page');
+
+    await table.getByRole('button', { name: 'Delete provider pooled' }).click();
+    await page.getByRole('dialog', { name: 'Delete the provider pooled?' }).getByRole('button', { name: 'Delete provider' }).click();
+    await table.getByRole('row', { name: /^pooled\b/ }).getByRole('alert').filter({ hasText: 'Deleting pooled failed' }).waitFor();
+    await table.getByRole('button', { name: 'Delete provider mirror' }).click();
+    await page.getByRole('dialog', { name: 'Delete the provider mirror?' }).getByRole('button', { name: 'Delete provider' }).click();
+    await mirror.waitFor({ state: 'detached' });
+    const left = (await gw.admin<{ data: Array<{ id: string }> }>('GET', '/providers')).body.data.map((provider) => provider.id).sort();
+    assert.deepEqual(left, ['claude-proxy', 'openai-backup', 'pooled']);
   });
 
   test('the audit log lists these actions by the operator, filtered by actor and by action', async () => {
