@@ -151,7 +151,7 @@ for (const database of ['sqlite', 'postgres'] as const) {
 
       const card = await api(gw, 'GET', `/api/v1/assistants/by-mention/${open.mention.toUpperCase()}`, undefined);
       assert.equal(card.status, 200, card.text);
-      assert.deepEqual(Object.keys(card.body).sort(), CARD_FIELDS);
+      assert.deepEqual(Object.keys(card.body).sort(), [...CARD_FIELDS, 'isLiked'].sort(), "the public card and whether the viewer liked it");
       assert.equal(card.body.id, open.id);
       assert.deepEqual(card.body.owner, { id: bob.userId, name: 'Bob' });
       assert.deepEqual(card.body.access, { isPrivate: false, isFree: true, installPrice: '0' });
@@ -318,12 +318,13 @@ for (const database of ['sqlite', 'postgres'] as const) {
       const paid = await create(owner, { mention: newMention('paid'), title: 'Paid helper', modelId: 'gpt-4o-mini', access: { isPrivate: false, isFree: false, installPrice: '1.25' } });
       const hidden = await create(owner, { mention: newMention('hide'), title: 'Hidden', modelId: 'gpt-4o-mini', access: { isPrivate: true } });
       const fan = await person('Fan', '5.00');
-      type Card = AssistantView & { likes: number; isInstalled: boolean; charged?: string };
+      type Card = AssistantView & { likes: number; isInstalled: boolean; isLiked: boolean; charged?: string };
 
       const liked = await fan.client.call<Card>('POST', `/assistants/${paid.id}/like`);
       assert.equal(liked.status, 200, JSON.stringify(liked.body));
-      assert.deepEqual([liked.body.likes, liked.body.isInstalled], [1, false]);
-      assert.deepEqual(Object.keys(liked.body).sort(), CARD_FIELDS, 'the public card, nothing more');
+      assert.deepEqual([liked.body.likes, liked.body.isInstalled, liked.body.isLiked], [1, false, true]);
+      assert.deepEqual(Object.keys(liked.body).sort(), [...CARD_FIELDS, 'isLiked'].sort(), 'the public card and whether the viewer liked it, nothing more');
+      assert.equal((await bob.client.call<Card>('GET', `/assistants/by-mention/${paid.mention}`)).body.isLiked, false, 'not liked by another user yet');
       assert.equal((await fan.client.call<Card>('POST', `/assistants/${paid.id}/like`)).body.likes, 1, 'a second like counts nothing');
       assert.equal((await bob.client.call<Card>('POST', `/assistants/${paid.id}/like`)).body.likes, 2, 'another user counts');
 
@@ -336,7 +337,9 @@ for (const database of ['sqlite', 'postgres'] as const) {
       const charges = (await ledgerOf(fan)).filter((entry) => entry.kind === 'charge');
       assert.deepEqual(charges.map((entry) => entry.amount), ['-1.25']);
       const page = await fan.client.call<Card>('GET', `/assistants/by-mention/${paid.mention}`);
-      assert.deepEqual([page.body.isInstalled, page.body.likes], [true, 2]);
+      assert.deepEqual([page.body.isInstalled, page.body.likes, page.body.isLiked], [true, 2, true]);
+      const signedOut = (await (await fetch(`${gw.url}/api/v1/assistants/by-mention/${paid.mention}`)).json()) as Card;
+      assert.deepEqual([signedOut.isLiked, signedOut.isInstalled], [false, false], 'signed out: neither');
 
       // The same refusals as the other doors: no CSRF token, another user's private assistant, an empty balance.
       const noCsrf = await fan.client.withoutCsrf('POST', `/assistants/${paid.id}/like`);

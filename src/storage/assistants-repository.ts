@@ -114,13 +114,21 @@ export class SqlAssistantsRepository implements AssistantsRepository {
     });
   }
 
-  async installedBy(userId: string, assistantIds: readonly string[]): Promise<Set<string>> {
+  installedBy(userId: string, assistantIds: readonly string[]): Promise<Set<string>> {
+    return this.reactedBy(userId, 'install', assistantIds);
+  }
+
+  likedBy(userId: string, assistantIds: readonly string[]): Promise<Set<string>> {
+    return this.reactedBy(userId, 'like', assistantIds);
+  }
+
+  private async reactedBy(userId: string, kind: 'like' | 'install', assistantIds: readonly string[]): Promise<Set<string>> {
     if (assistantIds.length === 0) return new Set();
     const rows = await this.db
       .selectFrom('assistant_reactions')
       .select('assistant_id')
       .where('user_id', '=', userId)
-      .where('kind', '=', 'install')
+      .where('kind', '=', kind)
       .where('assistant_id', 'in', [...assistantIds])
       .execute();
     return new Set(rows.map((row) => row.assistant_id));

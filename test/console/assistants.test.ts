@@ -193,6 +193,10 @@ describe('assistants in the console and on their pages, in Chromium', () => {
     await actions.getByRole('button', { name: 'Like' }).click();
     await actions.getByRole('status').filter({ hasText: `You like ${paid.title}.` }).waitFor();
     await page.getByText('Likes', { exact: true }).locator('xpath=following-sibling::dd', { hasText: '1' }).waitFor();
+    await actions.getByText('Liked', { exact: true }).waitFor();
+    assert.equal(await actions.getByRole('button', { name: 'Like' }).count(), 0, 'liked once; the page says so');
+    await page.reload();
+    await page.getByRole('region', { name: 'Like and install' }).getByText('Liked', { exact: true }).waitFor();
 
     const before = micros(await gw.balance({ userId: ada.userId }));
     await actions.getByRole('button', { name: 'Install for 0.50' }).click();

@@ -137,6 +137,8 @@ export interface AssistantsRepository {
   /** Adds a like or an install once per user; returns false when it was already there. */
   react(assistantId: string, userId: string, kind: 'like' | 'install', at: number): Promise<boolean>;
   installedBy(userId: string, assistantIds: readonly string[]): Promise<Set<string>>;
+  /** Which of these assistants the user liked. */
+  likedBy(userId: string, assistantIds: readonly string[]): Promise<Set<string>>;
   appendMessages(messages: readonly ChatMessageRecord[]): Promise<void>;
   /** The last `limit` messages of a chat, oldest first. */
   recentMessages(ownerId: string, chatId: string, limit: number): Promise<Array<{ role: 'user' | 'assistant'; content: string }>>;

@@ -36,6 +36,8 @@ export interface AssistantPage {
   assistant: Assistant;
   owner: { id: string; name: string };
   installed: boolean;
+  /** Whether the viewer liked it (false when signed out). */
+  liked: boolean;
 }
 
 /** Saved assistant configurations: create, update (SPEC 4.4 semantics), the owner's list, the catalog, likes and installs. */
@@ -196,7 +198,9 @@ export class AssistantsService {
     const assistant = await this.repository.byMention(mention);
     if (!assistant || !(await this.maySee(viewer, assistant))) throw assistantNotFound();
     const installed = viewer.userId === null ? new Set<string>() : await this.repository.installedBy(viewer.userId, [assistant.id]);
-    return { assistant, owner: { id: assistant.ownerId, name: (await this.accounts.getUser(assistant.ownerId))?.name ?? '' }, installed: installed.has(assistant.id) };
+    const liked = viewer.userId === null ? new Set<string>() : await this.repository.likedBy(viewer.userId, [assistant.id]);
+    const owner = { id: assistant.ownerId, name: (await this.accounts.getUser(assistant.ownerId))?.name ?? '' };
+    return { assistant, owner, installed: installed.has(assistant.id), liked: liked.has(assistant.id) };
   }
 
   /**

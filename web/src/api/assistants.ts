@@ -58,6 +58,8 @@ export interface AssistantList {
 export interface AssistantCard extends AssistantBasics {
   likes: number;
   isInstalled: boolean;
+  /** Whether the signed-in viewer liked it: the page's card has it (GET /api/v1/assistants/by-mention/:mention), search cards do not. */
+  isLiked?: boolean;
   owner: { id: string; name: string };
   access: { isPrivate: boolean; isFree: boolean; installPrice: string };
 }

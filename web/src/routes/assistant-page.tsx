@@ -146,8 +146,9 @@ function AssistantCardView({ card, mine }: { card: AssistantCard; mine: boolean 
 }
 
 /**
- * Like and install (SPEC 4.6 through the management API): a like counts once per user; an install too, and a paid one is
- * charged to the user's balance, so it asks first. Each answers the card as it is now, which the page then shows.
+ * Like and install (SPEC 4.6 through the management API): a like counts once per user (the page says "Liked" once it is
+ * given); an install too, and a paid one is charged to the user's balance, so it asks first. Each answers the card as it is
+ * now, which the page then shows.
  */
 function Reactions({ card }: { card: AssistantCard }) {
   const client = useQueryClient();
@@ -170,9 +171,13 @@ function Reactions({ card }: { card: AssistantCard }) {
   const free = card.access.isFree || Number(card.access.installPrice) === 0;
   return (
     <section aria-label="Like and install" className="actions">
-      <button type="button" onClick={() => like.mutate()} disabled={like.isPending}>
-        Like
-      </button>{' '}
+      {card.isLiked ? (
+        <span>Liked</span>
+      ) : (
+        <button type="button" onClick={() => like.mutate()} disabled={like.isPending}>
+          Like
+        </button>
+      )}{' '}
       {card.isInstalled ? (
         <span>Installed</span>
       ) : free ? (

@@ -2,12 +2,12 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { GatewayError, invalidParam } from '../../../core/errors.ts';
 import { parseOrThrow } from '../../../dialects/validation.ts';
-import { formatMoney } from '../../../lib/money.ts';
 import { createAssistantSchema, updateAssistantSchema } from '../../../features/assistants/assistant.ts';
 import type { AssistantChatService } from '../../../features/assistants/assistant-chat.ts';
 import { assistantView, catalogCardView, listItemView } from '../../../features/assistants/assistant-views.ts';
-import type { AssistantsService, Viewer } from '../../../features/assistants/assistants-service.ts';
+import type { AssistantPage, AssistantsService, Viewer } from '../../../features/assistants/assistants-service.ts';
 import type { ModelLookup } from '../../../features/catalog/retirement.ts';
+import { formatMoney } from '../../../lib/money.ts';
 import type { RateLimiter } from '../../../storage/rate-limiter.ts';
 import { deletedResponse } from '../../route-doc.ts';
 import { answerChat, chatSchema, searchCatalog, searchQuery } from '../assistants.ts';
@@ -49,6 +49,9 @@ export interface AssistantManagementServices {
  * are theirs (an organisation's only when `access.orgId` says so), their chats are charged to their own balance; a
  * management key acts as itself, as its owner's inference key would.
  */
+/** The page's card: SPEC 2.6's public card, and whether the viewer liked it (the page's Like button). */
+const pageCard = (page: AssistantPage) => ({ ...catalogCardView(page.assistant, page.owner, page.installed), isLiked: page.liked });
+
 export function registerAssistantManagementRoutes(app: FastifyInstance, services: AssistantManagementServices): void {
   const { assistants } = services;
   const model = (modelId: string) => services.models.get(modelId);
@@ -82,16 +85,12 @@ export function registerAssistantManagementRoutes(app: FastifyInstance, services
 
   app.get('/api/v1/assistants/by-mention/:mention', { config: { auth: 'optionalUser', name: 'assistants.page', doc: { summary: "An assistant's public card by its code (the page /a/:mention)", params: mentionParams } } }, async (request) => {
     const params = parseOrThrow(mentionParams, request.params);
-    const page = await assistants.page(viewerOf(request), params.mention);
-    return catalogCardView(page.assistant, page.owner, page.installed);
+    return pageCard(await assistants.page(viewerOf(request), params.mention));
   });
 
   // The console's doors onto SPEC 4.6's like and install (/v1/assistant/like, /v1/assistant/install): the same service calls,
   // as the signed-in user (their console key); each answers the assistant's card as it is now.
-  const cardNow = async (request: FastifyRequest, mention: string) => {
-    const page = await assistants.page(viewerOf(request), mention);
-    return catalogCardView(page.assistant, page.owner, page.installed);
-  };
+  const cardNow = async (request: FastifyRequest, mention: string) => pageCard(await assistants.page(viewerOf(request), mention));
   app.post('/api/v1/assistants/:id/like', { config: { auth: 'user', name: 'assistants.like', doc: { summary: 'Like an assistant of the catalog (once per user)', params: assistantParams } } }, async (request) => {
     const params = parseOrThrow(assistantParams, request.params);
     const assistant = await assistants.like(principalCaller(request), params.id);
