@@ -43,15 +43,15 @@ export interface AssistantManagementServices {
   limiter: RateLimiter;
 }
 
+/** The page's card: SPEC 2.6's public card, and whether the viewer liked it (the page's Like button). */
+const pageCard = (page: AssistantPage) => ({ ...catalogCardView(page.assistant, page.owner, page.installed), isLiked: page.liked });
+
 /**
  * The console's doors onto the assistants feature (DESIGN §11 `/console/assistants`, `/a/:mention`, the storefront search):
  * the same service calls as SPEC 4.3–4.6. A signed-in user acts as with a personal key (their console key): their assistants
  * are theirs (an organisation's only when `access.orgId` says so), their chats are charged to their own balance; a
  * management key acts as itself, as its owner's inference key would.
  */
-/** The page's card: SPEC 2.6's public card, and whether the viewer liked it (the page's Like button). */
-const pageCard = (page: AssistantPage) => ({ ...catalogCardView(page.assistant, page.owner, page.installed), isLiked: page.liked });
-
 export function registerAssistantManagementRoutes(app: FastifyInstance, services: AssistantManagementServices): void {
   const { assistants } = services;
   const model = (modelId: string) => services.models.get(modelId);
@@ -83,14 +83,14 @@ export function registerAssistantManagementRoutes(app: FastifyInstance, services
     return searchCatalog(assistants, viewerOf(request), query);
   });
 
-  app.get('/api/v1/assistants/by-mention/:mention', { config: { auth: 'optionalUser', name: 'assistants.page', doc: { summary: "An assistant's public card by its code (the page /a/:mention)", params: mentionParams } } }, async (request) => {
-    const params = parseOrThrow(mentionParams, request.params);
-    return pageCard(await assistants.page(viewerOf(request), params.mention));
-  });
+  /** The card of the page `/a/:mention` as the viewer sees it now. */
+  const cardNow = async (request: FastifyRequest, mention: string) => pageCard(await assistants.page(viewerOf(request), mention));
+  app.get('/api/v1/assistants/by-mention/:mention', { config: { auth: 'optionalUser', name: 'assistants.page', doc: { summary: "An assistant's public card by its code (the page /a/:mention)", params: mentionParams } } }, async (request) =>
+    cardNow(request, parseOrThrow(mentionParams, request.params).mention),
+  );
 
   // The console's doors onto SPEC 4.6's like and install (/v1/assistant/like, /v1/assistant/install): the same service calls,
   // as the signed-in user (their console key); each answers the assistant's card as it is now.
-  const cardNow = async (request: FastifyRequest, mention: string) => pageCard(await assistants.page(viewerOf(request), mention));
   app.post('/api/v1/assistants/:id/like', { config: { auth: 'user', name: 'assistants.like', doc: { summary: 'Like an assistant of the catalog (once per user)', params: assistantParams } } }, async (request) => {
     const params = parseOrThrow(assistantParams, request.params);
     const assistant = await assistants.like(principalCaller(request), params.id);
