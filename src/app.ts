@@ -75,7 +75,7 @@ import { SessionsService } from './features/accounts/sessions-service.ts';
 import { AuditService } from './features/audit/audit-service.ts';
 import { SqlAuditRepository } from './storage/audit-repository.ts';
 import { SqlSessionsRepository } from './storage/sessions-repository.ts';
-import { registerErrorHandling } from './http/plugins/errors.ts';
+import { frameworkError, registerErrorHandling } from './http/plugins/errors.ts';
 import { registerObservability } from './http/plugins/observability.ts';
 import { registerAdminRoutes } from './http/routes/admin/index.ts';
 import { registerChatCompletionsRoute } from './http/routes/chat-completions.ts';
@@ -433,6 +433,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<App> {
     return503OnClosing: true,
     forceCloseConnections: false,
     trustProxy: trustProxyOption(dependencies.config.trustProxy),
+    frameworkErrors: frameworkError,
   });
   registerObservability(server, services.metrics, services.activity, services.requestLog);
   await services.requestLog.maintain(true);

@@ -124,6 +124,21 @@ describe('errors of the OpenAI-compatible endpoints', () => {
     assert.match(error.message, /^body: \S/);
   });
 
+  test("a URL the router refuses (a parameter past 100 characters, a bad escape) is a 400 in the path's shape, not Fastify's body", async () => {
+    const cases: Array<[string, string, RegExp]> = [
+      ['GET', `/v1/files/${'f'.repeat(101)}`, /^path: a parameter is longer than 100 characters$/],
+      ['GET', '/v1/files/%zz', /^path: is not a valid URL$/],
+      ['POST', `/api/v1/assistants/${'a'.repeat(201)}/like`, /^path: a parameter is longer than 100 characters$/],
+    ];
+    for (const [method, path, message] of cases) {
+      const response = await fetch(`${gw.url}${path}`, { method, headers: { authorization: `Bearer ${key}` } });
+      assert.equal(response.status, 400, path);
+      const error = errorA(await response.json());
+      assert.match(error.message, message, path);
+      assert.deepEqual([error.type, error.param, error.code], ['invalid_request_error', 'path', null], path);
+    }
+  });
+
   test('wrong types: BadRequestError 400 with message `<param>: <constraint>`', async () => {
     const cases: Array<[param: string, body: Record<string, unknown>]> = [
       ['messages', { model: MODEL, messages: 'x' }],

@@ -342,8 +342,17 @@ for (const database of ['sqlite', 'postgres'] as const) {
       assert.deepEqual([signedOut.isLiked, signedOut.isInstalled], [false, false], 'signed out: neither');
 
       // The same refusals as the other doors: no CSRF token, another user's private assistant, an empty balance.
-      const noCsrf = await fan.client.withoutCsrf('POST', `/assistants/${paid.id}/like`);
-      assert.equal(noCsrf.status, 403);
+      for (const action of ['like', 'install']) {
+        const noCsrf = await fan.client.withoutCsrf('POST', `/assistants/${paid.id}/${action}`);
+        assert.deepEqual([noCsrf.status, errorA(noCsrf.body).code], [403, 'csrf_failed'], action);
+        const inference = await apiClient(gw, fan.key)('POST', `/assistants/${paid.id}/${action}`);
+        assert.deepEqual([inference.status, errorA(inference.body).code], [403, 'wrong_key_scope'], `an inference key cannot ${action} here`);
+        const tooLong = await fan.client.call('POST', `/assistants/${'a'.repeat(201)}/${action}`);
+        assert.equal(tooLong.status, 400, `${action}: an id past the router's 100 characters`);
+        assert.equal(errorA(tooLong.body).type, 'invalid_request_error');
+      }
+      assert.equal(await gw.balance({ userId: fan.userId }), '3.75', 'none of the refused calls charged anything');
+      assert.equal((await fan.client.call<Card>('GET', `/assistants/by-mention/${paid.mention}`)).body.likes, 2, 'nor liked again');
       for (const action of ['like', 'install']) {
         const missing = await fan.client.call('POST', `/assistants/${hidden.id}/${action}`);
         assert.deepEqual([missing.status, errorA(missing.body)], [404, NOT_FOUND]);

@@ -57,6 +57,19 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: G
   return reply.code(error.status).type('application/json').send(renderError(error, shape, request.id));
 }
 
+/** The shape of an answer no route gave (no route matched, or the router refused the URL): Messages' paths answer shape B. */
+const shapeOfPath = (url: string): ErrorShape => (url.startsWith('/v1/messages') ? 'B' : 'A');
+
+/**
+ * Fastify's `frameworkErrors`: what its router refuses before any route runs — a URL that does not decode (`%zz`), a path
+ * parameter longer than the router takes (100 characters) — answered as a 400 in the path's shape, not Fastify's own body.
+ */
+export function frameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const message = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'path: a parameter is longer than 100 characters' : 'path: is not a valid URL';
+  const gatewayError = new GatewayError('invalid_request', message, { param: 'path' });
+  return reply.code(gatewayError.status).type('application/json').send(renderError(gatewayError, shapeOfPath(request.url), request.id));
+}
+
 /** Paths whose every route wants a key or the admin token. */
 const AUTHENTICATED_PREFIX = /^\/(v1|api|admin)(\/|\?|$)/;
 
@@ -74,8 +87,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (AUTHENTICATED_PREFIX.test(request.url) && !request.headers.authorization && !request.headers['x-api-key']) {
       return sendError(request, reply, unauthorized());
     }
-    const notFoundShape: ErrorShape = request.url.startsWith('/v1/messages') ? 'B' : 'A';
     const error = new GatewayError('not_found', `No route ${request.method} ${request.url.split('?')[0]}.`);
-    return reply.code(404).send(renderError(error, notFoundShape, request.id));
+    return reply.code(404).send(renderError(error, shapeOfPath(request.url), request.id));
   });
 }
