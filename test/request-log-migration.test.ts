@@ -9,34 +9,11 @@ import { dropPostgresSchema, openStorage } from '../src/storage/database.ts';
 import { migrationProvider } from '../src/storage/migrations/index.ts';
 import { SqlRequestLogRepository } from '../src/storage/request-log-repository.ts';
 import { POSTGRES_URL, uniqueSchema } from './helpers/gateway.ts';
+import { logRow } from './helpers/request-log-rows.ts';
 
 const DAY_MS = 86_400_000;
 
-const row = (id: string, created: number, keyId = 'key_a'): RequestLogRow => ({
-  id,
-  created,
-  account: { type: 'user', id: 'usr_1' },
-  keyId,
-  userId: 'usr_1',
-  orgId: null,
-  endpoint: 'chat.completions',
-  model: 'gpt-4o-mini',
-  servedModel: 'gpt-4o-mini',
-  provider: 'openai',
-  channel: 'default',
-  attempts: 1,
-  stream: false,
-  status: 200,
-  errorType: null,
-  inputTokens: 10,
-  outputTokens: 5,
-  cacheReadTokens: 0,
-  cacheWriteTokens: 0,
-  cost: 1_500n,
-  latencyMs: 3,
-  ttftMs: null,
-  taskId: null,
-});
+const row = logRow;
 
 const columns = (entry: RequestLogRow) => ({
   id: entry.id,

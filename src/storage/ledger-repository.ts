@@ -5,8 +5,10 @@ import type { AppendResult, BalanceMove, InsertedEntry, LeaseUse, LedgerEntry, L
 import type { Money } from '../lib/money.ts';
 import { moneyText, moneyTextOrNull } from './money-sql.ts';
 import type { Database } from './schema.ts';
+import { oneByOneOnRewrite, ROWS_PER_INSERT, SqliteBatchInsert } from './sqlite-batch-insert.ts';
 
-const INSERT_CHUNK = 500;
+/** Entries per statement on PostgreSQL, per slice on SQLite (a multiple of ROWS_PER_INSERT: no slice leaves a tail). */
+const INSERT_CHUNK = 16 * ROWS_PER_INSERT;
 
 /** A ledger row as the insert returns it (only rows actually inserted). */
 interface InsertedRow {
@@ -21,15 +23,16 @@ interface InsertedRow {
 const tableOf = (account: AccountRef): 'users' | 'orgs' => (account.type === 'user' ? 'users' : 'orgs');
 
 const LEDGER_COLUMNS = 'id, account_type, account_id, amount_nano, kind, request_id, model, description, created_at, key_id';
-const ledgerTuple = (entry: LedgerEntry): unknown[] => [
-  entry.id, entry.account.type, entry.account.id, entry.amount, entry.kind, entry.requestId, entry.model, entry.description, entry.createdAt, entry.keyId ?? null,
-];
+/** Appends an entry's values in LEDGER_COLUMNS' order. */
+function pushLedgerValues(values: unknown[], entry: LedgerEntry): void {
+  values.push(entry.id, entry.account.type, entry.account.id, entry.amount, entry.kind, entry.requestId, entry.model, entry.description, entry.createdAt, entry.keyId ?? null);
+}
 
 export class SqlLedgerRepository implements LedgerRepository {
   private readonly postgres: boolean;
   private readonly watchers: LedgerWatcher[] = [];
   /** SQLite only: the entry insert, prepared once (see insertRows). */
-  private readonly insertEntry: SqliteDatabase.Statement | undefined;
+  private readonly insertEntry: SqliteBatchInsert<LedgerEntry> | undefined;
 
   /** `sqlite`: the handle under `db` when it is SQLite (Storage.sqlite); without it entries go through Kysely. */
   constructor(
@@ -38,7 +41,9 @@ export class SqlLedgerRepository implements LedgerRepository {
   ) {
     this.postgres = db.getExecutor().adapter instanceof PostgresAdapter;
     this.insertEntry =
-      !this.postgres && sqlite ? sqlite.prepare(`insert into ledger (${LEDGER_COLUMNS}) values (${LEDGER_COLUMNS.split(',').map(() => '?').join(', ')}) on conflict (id) do nothing`) : undefined;
+      !this.postgres && sqlite
+        ? new SqliteBatchInsert(sqlite, (values) => `insert into ledger (${LEDGER_COLUMNS}) values ${values} on conflict (id) do nothing`, LEDGER_COLUMNS.split(',').length, pushLedgerValues)
+        : undefined;
   }
 
   /** Alerts (mail, DESIGN §15) told of each write in its transaction: moved balances with a threshold, inserted entries. */
@@ -53,18 +58,22 @@ export class SqlLedgerRepository implements LedgerRepository {
    * inserted come back, and only they move balances. On SQLite, in this process, there is no round trip to save: a statement
    * prepared once runs per entry inside the caller's Kysely transaction (which holds the one connection), for less CPU still.
    */
-  private async insertRows(trx: Transaction<Database>, entries: readonly LedgerEntry[]): Promise<InsertedRow[]> {
+  private async insertRows(trx: Transaction<Database>, entries: readonly LedgerEntry[], chunked: boolean): Promise<InsertedRow[]> {
     if (this.insertEntry) {
       const inserted: InsertedRow[] = [];
-      for (const entry of entries) {
-        // The values as arguments, not one array (see the request log's SqliteStatements.insert: less binding work).
-        if (this.insertEntry.run(...ledgerTuple(entry)).changes === 1) {
-          inserted.push({ type: entry.account.type, id: entry.account.id, amount: entry.amount.toString(), kind: entry.kind, key: entry.keyId ?? null, at: entry.createdAt });
-        }
-      }
+      const add = (entry: LedgerEntry): void => {
+        inserted.push({ type: entry.account.type, id: entry.account.id, amount: entry.amount.toString(), kind: entry.kind, key: entry.keyId ?? null, at: entry.createdAt });
+      };
+      this.insertEntry.insertAll(entries, add, chunked);
       return inserted;
     }
-    const rows = JSON.stringify(entries.map((entry) => ledgerTuple(entry).map((value) => (typeof value === 'bigint' ? value.toString() : value))));
+    const rows = JSON.stringify(
+      entries.map((entry) => {
+        const values: unknown[] = [];
+        pushLedgerValues(values, entry);
+        return values.map((value) => (typeof value === 'bigint' ? value.toString() : value));
+      }),
+    );
     const columns = sql`(id, account_type, account_id, amount_nano, kind, request_id, model, description, created_at, key_id)`;
     const returning = sql`on conflict (id) do nothing returning account_type as type, account_id as id, cast(amount_nano as text) as amount, kind, key_id as key, created_at as at`;
     const result = this.postgres
@@ -78,11 +87,12 @@ export class SqlLedgerRepository implements LedgerRepository {
   }
 
   async append(entries: readonly LedgerEntry[], transaction?: Transaction<Database>, lease?: LeaseUse): Promise<AppendResult> {
-    const write = async (trx: Transaction<Database>): Promise<AppendResult> => {
+    // In the caller's transaction the entries go row by row: a chunk's rewrite would have to roll back the caller's work.
+    const write = async (trx: Transaction<Database>, chunked: boolean): Promise<AppendResult> => {
       const deltas = new Map<string, { account: AccountRef; delta: Money; spent: Money }>();
       const inserted: InsertedEntry[] = [];
       for (let start = 0; start < entries.length; start += INSERT_CHUNK) {
-        for (const row of await this.insertRows(trx, entries.slice(start, start + INSERT_CHUNK))) {
+        for (const row of await this.insertRows(trx, entries.slice(start, start + INSERT_CHUNK), chunked)) {
           const key = `${row.type}:${row.id}`;
           const amount = BigInt(row.amount);
           if (this.watchers.length > 0) inserted.push({ account: { type: row.type, id: row.id }, amount, kind: row.kind, keyId: row.key, createdAt: Number(row.at) });
@@ -128,7 +138,7 @@ export class SqlLedgerRepository implements LedgerRepository {
       for (const watcher of this.watchers) await watcher({ moves: watched, inserted }, trx);
       return { balances, reserved };
     };
-    return transaction ? write(transaction) : this.db.transaction().execute(write);
+    return transaction ? write(transaction, false) : oneByOneOnRewrite((chunked) => this.db.transaction().execute((trx) => write(trx, chunked)));
   }
 
   async reserve(account: AccountRef, lease: LeaseUse, decide: (balance: Money, reservedByOthers: Money) => Money, now: number): Promise<{ balance: Money; reserved: Money } | undefined> {

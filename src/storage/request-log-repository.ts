@@ -4,6 +4,7 @@ import type { AccountRef } from '../features/accounts/accounts.ts';
 import { dayOf, type CostAdjustment, type LogScope, type RequestLogRepository, type RequestLogRow, type RequestsQuery, type UsageQuery, type UsageRow } from '../features/usage/request-log.ts';
 import { moneyText } from './money-sql.ts';
 import type { Database, UsageAdjustmentsTable, UsageDailyTable } from './schema.ts';
+import { oneByOneOnRewrite, SqliteBatchInsert } from './sqlite-batch-insert.ts';
 
 const INSERT_CHUNK = 500;
 const DAY_MS = 86_400_000;
@@ -15,53 +16,46 @@ const ROLLUP_KEY = ['account_type', 'account_id', 'day', 'model', 'key_id', 'end
 const COUNTERS = ['requests', 'errors', 'input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'cost_nano'] as const;
 const ROLLUP_COLUMNS = [...ROLLUP_KEY, 'user_id', ...COUNTERS] as const;
 
-const LOG_COLUMNS = sql`(id, created_at, account_type, account_id, key_id, user_id, org_id, endpoint, model, served_model, provider, channel, attempts,
-  stream, status, error_type, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_nano, latency_ms, ttft_ms, task_id)`;
+const LOG_COLUMN_LIST = `id, created_at, account_type, account_id, key_id, user_id, org_id, endpoint, model, served_model, provider, channel, attempts,
+  stream, status, error_type, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_nano, latency_ms, ttft_ms, task_id`;
+const LOG_COLUMNS = sql`(${sql.raw(LOG_COLUMN_LIST)})`;
 
-/** A row's values in LOG_COLUMNS' order; the cost stays a bigint (SQLite binds it as a 64-bit integer, no text made). */
-const asTuple = (row: RequestLogRow): unknown[] => [
-  row.id, row.created, row.account.type, row.account.id, row.keyId, row.userId, row.orgId, row.endpoint, row.model, row.servedModel, row.provider,
-  row.channel, row.attempts, row.stream ? 1 : 0, row.status, row.errorType, row.inputTokens, row.outputTokens, row.cacheReadTokens,
-  row.cacheWriteTokens, row.cost, row.latencyMs, row.ttftMs, row.taskId,
-];
 /** Where the cost sits in a tuple. */
 const COST_AT = 20;
 
 /** The tuple as JSON takes it: the cost as decimal text (JSON has no bigint). */
 function jsonTuple(row: RequestLogRow): unknown[] {
-  const tuple = asTuple(row);
+  const tuple: unknown[] = [];
+  pushTuple(tuple, row);
   tuple[COST_AT] = row.cost.toString();
   return tuple;
 }
 
-const LOG_COLUMN_LIST = `id, created_at, account_type, account_id, key_id, user_id, org_id, endpoint, model, served_model, provider, channel, attempts,
-  stream, status, error_type, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_nano, latency_ms, ttft_ms, task_id`;
-
 /**
- * The SQLite batch's statements, prepared once. On SQLite the batch is written row by row with them instead of one
- * JSON statement through Kysely: SQLite runs in this process, so there is no round trip to save, and the JSON statement
- * cost 44 µs of CPU per row at the bench's batch size against 15 µs here (bench/request-log-cost.ts measures the effect).
+ * The SQLite batch's statements, prepared once. On SQLite the batch is written with them instead of one JSON statement
+ * through Kysely: the JSON statement cost 44 µs of CPU per row at the bench's batch size against 15 µs row by row, and
+ * the multi-row inserts of SqliteBatchInsert less again.
  */
 class SqliteStatements {
-  private readonly insertRow: SqliteDatabase.Statement;
+  readonly rows: SqliteBatchInsert<RequestLogRow>;
   readonly upsertRollup: SqliteDatabase.Statement;
 
   constructor(sqlite: SqliteDatabase.Database) {
-    this.insertRow = sqlite.prepare(`insert into request_log (${LOG_COLUMN_LIST}) values (${LOG_COLUMN_LIST.split(',').map(() => '?').join(', ')}) on conflict (created_at, id) do nothing`);
+    this.rows = new SqliteBatchInsert(sqlite, (values) => `insert into request_log (${LOG_COLUMN_LIST}) values ${values} on conflict (created_at, id) do nothing`, LOG_COLUMN_LIST.split(',').length, pushTuple);
     const counters = COUNTERS.map((column) => `${column} = usage_daily.${column} + excluded.${column}`).join(', ');
     this.upsertRollup = sqlite.prepare(
       `insert into usage_daily (${ROLLUP_COLUMNS.join(', ')}) values (${ROLLUP_COLUMNS.map(() => '?').join(', ')}) on conflict (${ROLLUP_KEY.join(', ')}) do update set ${counters}`,
     );
   }
+}
 
-  /**
-   * Inserts a row unless it is already there; true when it was inserted. The values go as arguments (spread from
-   * asTuple), not as one array: better-sqlite3 reads an array's elements through V8's API, and binding was then ~40 % of
-   * the insert's instructions (callgrind: 59k → 49k a row).
-   */
-  insert(row: RequestLogRow): boolean {
-    return this.insertRow.run(...asTuple(row)).changes === 1;
-  }
+/** Appends a row's values in LOG_COLUMNS' order; the cost stays a bigint (SQLite binds it as a 64-bit integer, no text made). */
+function pushTuple(values: unknown[], row: RequestLogRow): void {
+  values.push(
+    row.id, row.created, row.account.type, row.account.id, row.keyId, row.userId, row.orgId, row.endpoint, row.model, row.servedModel, row.provider,
+    row.channel, row.attempts, row.stream ? 1 : 0, row.status, row.errorType, row.inputTokens, row.outputTokens, row.cacheReadTokens,
+    row.cacheWriteTokens, row.cost, row.latencyMs, row.ttftMs, row.taskId,
+  );
 }
 
 /** The request log and its rollups on SQLite and PostgreSQL (migration 0016). */
@@ -99,6 +93,11 @@ export class SqlRequestLogRepository implements RequestLogRepository {
   }
 
   async append(rows: readonly RequestLogRow[]): Promise<void> {
+    await oneByOneOnRewrite((chunked) => this.appendOnce(rows, chunked));
+  }
+
+  /** One transaction: the rows not yet written and the rollups they move. `chunked`: SQLite's multi-row inserts. */
+  private async appendOnce(rows: readonly RequestLogRow[], chunked: boolean): Promise<void> {
     const statements = this.statements;
     // The Kysely transaction holds SQLite's one connection, so the prepared statements below run inside it, alone.
     await this.db.transaction().execute(async (trx) => {
@@ -108,9 +107,8 @@ export class SqlRequestLogRepository implements RequestLogRepository {
         addRow(rollups, row);
         if (row.taskId !== null) created.set(row.taskId, row);
       };
-      if (statements) {
-        for (const row of rows) if (statements.insert(row)) counted(row);
-      } else {
+      if (statements) statements.rows.insertAll(rows, counted, chunked);
+      else {
         for (let start = 0; start < rows.length; start += INSERT_CHUNK) {
           const chunk = rows.slice(start, start + INSERT_CHUNK);
           const inserted = await this.insertRows(trx, chunk);

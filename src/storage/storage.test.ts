@@ -87,6 +87,34 @@ for (const engine of engines) {
       assert.equal(entries.filter((entry) => entry.kind === 'charge').length, 25);
     });
 
+    test('a ledger batch written again after its commit went unacknowledged moves the balance once per entry', async () => {
+      // As the gateway writes (on SQLite with prepared multi-row inserts of 32 entries, the rest one by one).
+      const written = new SqlLedgerRepository(storage.db, storage.sqlite);
+      const id = newId('user');
+      await accounts.createUser({ id, name: 'retried' }, clock.now());
+      const batch = Array.from({ length: 70 }, (_, index) => ({
+        id: newId('ledger'),
+        account: { type: 'user' as const, id },
+        amount: -(1_000n + BigInt(index)),
+        kind: 'charge' as const,
+        requestId: `req_retry_${index}`,
+        model: 'm',
+        description: 'c',
+        createdAt: clock.now(),
+      }));
+      const total = (entries: typeof batch): bigint => entries.reduce((sum, entry) => sum + entry.amount, 0n);
+      // Already there: an entry of the first chunk of 32, one of the second, one of the tail.
+      const early = [batch[3]!, batch[40]!, batch[66]!];
+      await written.append(early);
+      assert.equal(await written.balance({ type: 'user', id }), total(early));
+      await written.append(batch);
+      assert.equal(await written.balance({ type: 'user', id }), total(batch), 'the three entries written before count once');
+      await written.append(batch);
+      assert.equal(await written.balance({ type: 'user', id }), total(batch), 'written a third time, nothing moves');
+      assert.equal(await written.sum({ type: 'user', id }), total(batch), 'balance = Σ ledger');
+      assert.equal((await written.entries({ type: 'user', id }, 200)).length, 70);
+    });
+
     test('amounts beyond 2^53 nano-units stay exact', async () => {
       const id = newId('user');
       await accounts.createUser({ id, name: 'rich' }, clock.now());

@@ -1,0 +1,78 @@
+import type SqliteDatabase from 'better-sqlite3';
+
+/** Rows per multi-row INSERT; the rest of a batch goes row by row. 32 × 24 columns is far below SQLite's parameter limit. */
+export const ROWS_PER_INSERT = 32;
+
+/** Thrown inside a batch's transaction when a multi-row INSERT skipped a row already written (see insertAll). */
+export const ROW_ALREADY_WRITTEN = new Error('a row of the batch is already written');
+
+/**
+ * A batch writer's INSERT on SQLite (the ledger's, the request log's), prepared once for one row and for ROWS_PER_INSERT
+ * rows. The batch writers write SQLite with prepared statements rather than through Kysely: SQLite runs in this process,
+ * so there is no round trip to save, only CPU. Rows already written (a batch written again after its commit went through
+ * unacknowledged) are skipped by the statement's `on conflict … do nothing`.
+ *
+ * The multi-row statement does the statement's own work (cursors opened, the program started, bindings reset) once per
+ * chunk instead of once per row, and its inserts find their b-tree pages where the previous row left the cursor:
+ * callgrind, the request log's insert with 32 rows a statement: 38k → 28k instructions a row.
+ */
+export class SqliteBatchInsert<Row> {
+  private readonly one: SqliteDatabase.Statement;
+  private readonly chunk: SqliteDatabase.Statement;
+
+  /**
+   * `insertSql(values)`: the INSERT with the given VALUES list (and its conflict clause); `columns`: how many values a
+   * row has; `pushValues`: appends a row's values in the statement's column order.
+   */
+  constructor(
+    sqlite: SqliteDatabase.Database,
+    insertSql: (values: string) => string,
+    columns: number,
+    private readonly pushValues: (values: unknown[], row: Row) => void,
+  ) {
+    const tuple = `(${Array.from({ length: columns }, () => '?').join(', ')})`;
+    this.one = sqlite.prepare(insertSql(tuple));
+    this.chunk = sqlite.prepare(insertSql(Array.from({ length: ROWS_PER_INSERT }, () => tuple).join(', ')));
+  }
+
+  /**
+   * Inserts a row unless it is already there; true when it was inserted. The values go as arguments, not as one array:
+   * better-sqlite3 reads an array's elements through V8's API, and binding was then ~40 % of the insert's instructions.
+   */
+  insert(row: Row): boolean {
+    const values: unknown[] = [];
+    this.pushValues(values, row);
+    return this.one.run(...values).changes === 1;
+  }
+
+  /**
+   * Inserts every row, ROWS_PER_INSERT at a time while whole chunks remain and the rest one by one, calling `inserted` for
+   * each row written now. A chunk tells only how many of its rows it wrote, so when one of them was already there it throws
+   * ROW_ALREADY_WRITTEN: the caller rolls its transaction back and writes the batch again with `insert`, which tells row by
+   * row (`oneByOneOnRewrite`). Only a batch written again after a lost acknowledgement takes that path. With `chunked`
+   * false every row goes alone.
+   */
+  insertAll(rows: readonly Row[], inserted: (row: Row) => void, chunked = true): void {
+    let start = 0;
+    for (; chunked && start + ROWS_PER_INSERT <= rows.length; start += ROWS_PER_INSERT) {
+      const values: unknown[] = [];
+      for (let index = start; index < start + ROWS_PER_INSERT; index++) this.pushValues(values, rows[index]!);
+      if (this.chunk.run(...values).changes !== ROWS_PER_INSERT) throw ROW_ALREADY_WRITTEN;
+      for (let index = start; index < start + ROWS_PER_INSERT; index++) inserted(rows[index]!);
+    }
+    for (; start < rows.length; start++) if (this.insert(rows[start]!)) inserted(rows[start]!);
+  }
+}
+
+/**
+ * Runs a batch's transaction with multi-row inserts (`chunked` true), and once more row by row when a chunk met a row
+ * already written (ROW_ALREADY_WRITTEN rolled the first transaction back).
+ */
+export async function oneByOneOnRewrite<T>(write: (chunked: boolean) => Promise<T>): Promise<T> {
+  try {
+    return await write(true);
+  } catch (error) {
+    if (error !== ROW_ALREADY_WRITTEN) throw error;
+    return write(false);
+  }
+}
