@@ -22,6 +22,8 @@ export interface BatchedWriterOptions<Item> {
   itemsLabel: string;
   /** How long after the first queued item a batch is written. */
   flushMs: number;
+  /** A batch is written as soon as this many items wait, before `flushMs` (none: only the time counts). */
+  batchItems?: number;
   clock: Clock;
   logger: Logger;
   /** Writes one batch, all or nothing; a rejection keeps the batch queued, in front, for the next try. */
@@ -47,10 +49,15 @@ export class BatchedWriter<Item> {
 
   constructor(private readonly options: BatchedWriterOptions<Item>) {}
 
-  /** Queues an item; it is written within `flushMs`. */
+  /** Queues an item; it is written within `flushMs`, or at once when it makes the queue `batchItems` long. */
   push(item: Item): void {
-    this.queue.push(item);
-    this.schedule(this.options.flushMs);
+    if (this.queue.push(item) === this.options.batchItems && this.failingSince === undefined && !this.stopped) {
+      // Full: written at once (after the batch in flight, if one is) instead of when the timer would have fired; while
+      // writes fail, the back-off decides.
+      clearTimeout(this.timer);
+      this.timer = undefined;
+      this.schedule(0);
+    } else this.schedule(this.options.flushMs);
   }
 
   /** The batch being written, if one is. */
