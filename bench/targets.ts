@@ -68,6 +68,21 @@ export function directTarget(simulator: SimulatorControl): Target {
   return { name: 'direct', origin: simulator.origin, headers: { ...JSON_HEADERS, authorization: 'Bearer bench' }, pid: simulator.child.pid, stop: async () => {} };
 }
 
+/** The gateway's settings in every bench: its port and data folder, both vendors pointed at the simulator, quiet logs. */
+export function tollgateVariables(port: number, dataDir: string, simulator: SimulatorControl, requestLog: boolean): Record<string, string> {
+  return {
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    DATA_DIR: dataDir,
+    OPENAI_API_KEY: 'bench',
+    OPENAI_BASE_URL: `${simulator.origin}/v1`,
+    ANTHROPIC_API_KEY: 'bench',
+    ANTHROPIC_BASE_URL: simulator.origin,
+    TOLLGATE_LOG_LEVEL: 'warn',
+    TOLLGATE_REQUEST_LOG: requestLog ? 'on' : 'off',
+  };
+}
+
 /**
  * Tollgate on the embedded default (SQLite in a fresh data folder), vendor OpenAI pointed at the external simulator. The
  * benchmark's key belongs to a user created through the admin API with a balance no run can exhaust.
@@ -83,17 +98,7 @@ export async function startTollgate(
   const dataDir = mkdtempSync(join(tmpdir(), 'tollgate-bench-'));
   const cleanup = removeOnExit(dataDir);
   const port = await freePort();
-  const environment = childEnvironment({
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    DATA_DIR: dataDir,
-    OPENAI_API_KEY: 'bench',
-    OPENAI_BASE_URL: `${simulator.origin}/v1`,
-    ANTHROPIC_API_KEY: 'bench',
-    ANTHROPIC_BASE_URL: simulator.origin,
-    TOLLGATE_LOG_LEVEL: 'warn',
-    TOLLGATE_REQUEST_LOG: requestLog ? 'on' : 'off',
-  });
+  const environment = childEnvironment(tollgateVariables(port, dataDir, simulator, requestLog));
   // Measured as `npm start` serves: the bundled build (no TypeScript loader in the process).
   execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
   // The same flags and allocator setting as `npm start` (package.json).

@@ -1,0 +1,190 @@
+// `npm run bench:instructions [-- --requests N] [-- --warm-up N] [-- --top N]` (issues 12 and 16): the instructions a chat
+// call costs the gateway, with the request log on and off, counted by valgrind's callgrind. Instructions do not depend on
+// what else the machine is doing: on this shared two-core machine one saturation run's CPU per request moves ±15 % from
+// the next, more than the request log's whole cost, while two callgrind runs of the same build agree within ~1 %.
+//
+// Each gateway runs as `npm start` runs it (the bundle, its node flags), under callgrind (~100× slower), both at once (a
+// valgrind process runs one thread at a time). After a warm-up the counters are zeroed, N calls are made (8 connections),
+// and the counters are dumped: per call, the main thread (JavaScript, SQLite, the scavenger's share) and all threads (with
+// V8's compiler and concurrent marking, which settle later under valgrind and so move more between runs). The batch
+// writers' flush intervals are stretched by the same factor as the slowdown, so their batches have the sizes of a real run.
+// `--top N` lists the N functions whose main-thread instructions differ most between log on and off. Needs `valgrind`.
+
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { childEnvironment, installExitHandlers, stopEverything } from './child-processes.ts';
+import { CHAT_BODY, CHAT_PATH, startSimulator, tollgateVariables, type SimulatorControl } from './targets.ts';
+
+const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
+const CONNECTIONS = 8;
+/** The batch writers' intervals under valgrind (200 ms and 50 ms in a real run, ~100× faster). */
+const STRETCHED_FLUSH = { TOLLGATE_REQUEST_LOG_FLUSH_MS: '20000', TOLLGATE_LEDGER_FLUSH_MS: '5000' };
+/** vgdb finds the process by a file named after these; a fixed prefix and HOST keep the two sides agreeing. */
+const VGDB_PREFIX = join(tmpdir(), 'tollgate-vgdb');
+const VGDB_HOST = '127.0.0.1';
+
+interface Options {
+  requests: number;
+  warmUp: number;
+  top: number;
+}
+
+function parseArguments(argv: readonly string[]): Options {
+  const options: Options = { requests: 4_000, warmUp: 6_000, top: 0 };
+  for (let index = 0; index < argv.length; index++) {
+    const argument = argv[index];
+    if (argument === '--') continue;
+    const value = Number(argv[index + 1]);
+    if (argument === '--requests') options.requests = value;
+    else if (argument === '--warm-up') options.warmUp = value;
+    else if (argument === '--top') options.top = value;
+    else throw new Error(`unknown argument "${argument ?? ''}" (--requests N, --warm-up N, --top N)`);
+    index++;
+    if (!Number.isInteger(value) || value < 0) throw new Error(`${argument} takes a whole number`);
+  }
+  if (options.requests < 100) throw new Error('--requests ≥ 100');
+  return options;
+}
+
+interface Count {
+  requestLog: boolean;
+  /** Instructions per call, main thread and all threads. */
+  main: number;
+  all: number;
+  /** The main thread's dump (callgrind_annotate reads it for --top). */
+  mainDump: string | undefined;
+  directory: string;
+}
+
+async function countInstructions(simulator: SimulatorControl, requestLog: boolean, options: Options, port: number): Promise<Count> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'tollgate-instructions-'));
+  const directory = mkdtempSync(join(tmpdir(), 'tollgate-callgrind-'));
+  const environment = {
+    ...childEnvironment(tollgateVariables(port, dataDir, simulator, requestLog)),
+    // vgdb names its files after HOST: the gateway's own HOST setting is this address too.
+    HOST: VGDB_HOST,
+    MALLOC_ARENA_MAX: '2',
+    ...STRETCHED_FLUSH,
+  };
+  const valgrind = ['--tool=callgrind', '--vgdb=yes', `--vgdb-prefix=${VGDB_PREFIX}`, '--smc-check=all-non-file', '--separate-threads=yes', `--callgrind-out-file=${directory}/callgrind.%p`];
+  // The node flags of `npm start` (package.json) and of bench/targets.ts.
+  const child = spawn('valgrind', [...valgrind, process.execPath, '--expose-gc', '--max-semi-space-size=8', 'dist/main.js'], { cwd: ROOT, env: environment, stdio: ['ignore', 'ignore', 'pipe'] });
+  let output = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    output = (output + chunk.toString('utf8')).slice(-4_000);
+  });
+  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  const control = (command: string[]): void => {
+    execFileSync('callgrind_control', [`--vgdb-prefix=${VGDB_PREFIX}`, ...command, String(child.pid)], { env: { ...process.env, HOST: VGDB_HOST }, stdio: 'ignore' });
+  };
+  try {
+    const origin = `http://127.0.0.1:${port}`;
+    for (let attempt = 0; ; attempt++) {
+      if (child.exitCode !== null) throw new Error(`the gateway under valgrind stopped:\n${output}`);
+      if (await fetch(`${origin}/healthz`).then((response) => response.ok, () => false)) break;
+      if (attempt > 600) throw new Error(`the gateway under valgrind did not answer in 5 minutes:\n${output}`);
+      await sleep(500);
+    }
+    const admin = { 'content-type': 'application/json', authorization: `Bearer ${readFileSync(join(dataDir, 'admin-token'), 'utf8').trim()}` };
+    const post = async (path: string, body: unknown, headers: Record<string, string>): Promise<Record<string, string>> => {
+      const response = await fetch(`${origin}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+      if (!response.ok) throw new Error(`POST ${path} answered ${response.status}: ${await response.text()}`);
+      return (await response.json()) as Record<string, string>;
+    };
+    const user = await post('/admin/v1/users', { name: 'bench', balance: '1000000' }, admin);
+    const key = await post('/admin/v1/keys', { userId: user.id, name: 'bench' }, admin);
+    const headers = { 'content-type': 'application/json', authorization: `Bearer ${key.key}` };
+    const load = async (calls: number): Promise<void> => {
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: CONNECTIONS }, async () => {
+          while (next++ < calls) {
+            const response = await fetch(`${origin}${CHAT_PATH}`, { method: 'POST', headers, body: CHAT_BODY });
+            await response.arrayBuffer();
+            if (!response.ok) throw new Error(`a chat call answered ${response.status}`);
+          }
+        }),
+      );
+    };
+    await load(options.warmUp);
+    await sleep(1_000);
+    control(['--zero']);
+    await load(options.requests);
+    // The last batches are written within this (the stretched intervals), so the count holds their writes.
+    await sleep(1_500);
+    control(['--dump=measured']);
+  } finally {
+    child.kill('SIGTERM');
+    await exited;
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  let main = 0;
+  let all = 0;
+  let mainDump: string | undefined;
+  for (const name of readdirSync(directory)) {
+    const text = readFileSync(join(directory, name), 'utf8');
+    if (!text.includes('\ndesc: Trigger: dump measured')) continue;
+    const summary = Number(/^summary: (\d+)$/m.exec(text)?.[1] ?? 0);
+    all += summary;
+    if (/^thread: 1$/m.test(text)) {
+      main += summary;
+      mainDump = join(directory, name);
+    }
+  }
+  return { requestLog, main: main / options.requests, all: all / options.requests, mainDump, directory };
+}
+
+/** The frames every count passes through (the process's and the threads' entry points, the event loop). */
+const ROOTS = ['(below main)', ':main [', 'libc_start', 'clone.S', 'start_thread', 'SpinEventLoop', 'NodeMainInstance', 'node::Start(', 'ld-linux'];
+
+/** Instructions per call of each native function in a dump, its own (callgrind_annotate's listing). */
+function functionCounts(dump: string, calls: number): Map<string, number> {
+  const listing = execFileSync('callgrind_annotate', ['--threshold=100', '--inclusive=no', dump], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  const counts = new Map<string, number>();
+  for (const line of listing.split('\n')) {
+    const match = /^\s*([\d,]+) \(\s*[\d.]+%\)\s+(.+)$/.exec(line);
+    if (!match || match[2]!.includes('PROGRAM TOTALS')) continue;
+    // JIT-compiled code has no name (an address that differs between runs, and callgrind cannot walk its frames, so
+    // its lines are not one function's own cost); the entry points above everything carry the whole count: both left out.
+    if (match[2]!.startsWith('???:0x') || ROOTS.some((root) => match[2]!.includes(root))) continue;
+    const name = match[2]!.replace(/ \[[^\]]*\/([^/\]]+)\]$/, ' [$1]');
+    counts.set(name, (counts.get(name) ?? 0) + Number(match[1]!.replaceAll(',', '')) / calls);
+  }
+  return counts;
+}
+
+const thousands = (value: number): string => `${(value / 1000).toFixed(1)}k`;
+
+async function run(options: Options): Promise<void> {
+  execFileSync('valgrind', ['--version'], { stdio: 'ignore' });
+  execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+  const simulator = await startSimulator(ROOT, 20);
+  await simulator.configure({ latencyMs: 0, chunkDelayMs: 0 });
+  console.error(`counting: ${options.warmUp} calls of warm-up, then ${options.requests} (non-stream chat, ${CONNECTIONS} connections), log on and off side by side`);
+  const basePort = 20_000 + Math.floor(Math.random() * 20_000);
+  const [on, off] = await Promise.all([countInstructions(simulator, true, options, basePort), countInstructions(simulator, false, options, basePort + 1)]);
+  const share = (a: number, b: number): string => `${(((a - b) / b) * 100).toFixed(1)} %`;
+  console.log(`\n| instructions per chat call | log on | log off | the log's share |\n|---|---:|---:|---:|`);
+  console.log(`| main thread | ${thousands(on.main)} | ${thousands(off.main)} | ${share(on.main, off.main)} |`);
+  console.log(`| all threads | ${thousands(on.all)} | ${thousands(off.all)} | ${share(on.all, off.all)} |`);
+  if (options.top > 0 && on.mainDump && off.mainDump) {
+    const a = functionCounts(on.mainDump, options.requests);
+    const b = functionCounts(off.mainDump, options.requests);
+    const names = [...new Set([...a.keys(), ...b.keys()])];
+    const rows = names.map((name) => ({ name, on: a.get(name) ?? 0, off: b.get(name) ?? 0 })).sort((x, y) => Math.abs(y.on - y.off) - Math.abs(x.on - x.off));
+    console.log(`\n| main thread, native functions' own instructions | log on | log off | difference |\n|---|---:|---:|---:|`);
+    for (const row of rows.slice(0, options.top)) console.log(`| ${row.name.slice(0, 110)} | ${Math.round(row.on)} | ${Math.round(row.off)} | ${Math.round(row.on - row.off)} |`);
+  }
+  for (const count of [on, off]) rmSync(count.directory, { recursive: true, force: true });
+}
+
+installExitHandlers();
+try {
+  await run(parseArguments(process.argv.slice(2)));
+} finally {
+  await stopEverything();
+}
