@@ -22,6 +22,15 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       const repository = new SqlRequestLogRepository(storage.db, storage.sqlite);
       const now = Date.now();
       const rows: RequestLogRow[] = Array.from({ length: 75 }, (_, index) => logRow(`req_${String(index).padStart(3, '0')}`, now - 75 + index, index % 3 === 0 ? 'key_b' : 'key_a'));
+      // Rows of every shape SQLite's batch encodes (see sqliteRow): a redirect to an analogue, a request that never
+      // resolved a model, an org paying, a user paying for another user's key (a bot's owner): each reads back as written.
+      const variants: RequestLogRow[] = [
+        { ...logRow('req_var_redirect', now + 1), servedModel: 'gpt-4.1-mini' },
+        { ...logRow('req_var_unresolved', now + 2), servedModel: null, provider: null, channel: null, attempts: 0, status: 404, errorType: 'not_found_error', cost: 0n },
+        { ...logRow('req_var_nothing', now + 3), model: null, servedModel: null, provider: null },
+        { ...logRow('req_var_org', now + 4), account: { type: 'org', id: 'org_1' }, orgId: 'org_1' },
+        { ...logRow('req_var_other_user', now + 5), account: { type: 'user', id: 'usr_2' } },
+      ];
       const usage = async () => {
         const [total] = await repository.usage({ account: { type: 'user', id: 'usr_1' }, from: dayOf(now - DAY_MS), to: dayOf(now + DAY_MS), groupBy: [] });
         return { requests: total?.requests ?? 0, cost: total?.cost ?? 0n, input: total?.inputTokens ?? 0 };
@@ -43,14 +52,24 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       assert.equal((await listed()).length, 75);
       assert.deepEqual(await usage(), { requests: 75, cost: 75n * 1_500n, input: 750 });
 
+      // Each shape in a chunk of 32 (with rows before it) and alone in a tail.
+      const mixed = [...Array.from({ length: 27 }, (_, index) => logRow(`req_fill_${index}`, now - 200 + index)), ...variants, { ...variants[0]!, id: 'req_var_tail', created: now + 6 }];
+      await repository.append(mixed);
+      const everyRow = await repository.requests({ limit: 500 });
+      for (const written of mixed) assert.deepEqual(everyRow.find((row) => row.id === written.id), written, `${written.id} reads back as written`);
+      await repository.append(rows.slice(0, 1).concat(mixed.slice(0, 40)));
+      assert.equal((await repository.requests({ limit: 500 })).length, 75 + mixed.length, 'written again: nothing added');
+
       // A batch of only new rows, whole chunks and a tail: all counted.
       const more = Array.from({ length: 70 }, (_, index) => logRow(`req_new_${index}`, now + index));
       await repository.append(more);
-      assert.deepEqual(await usage(), { requests: 145, cost: 145n * 1_500n, input: 1_450 });
+      const chargedMixed = mixed.filter((row) => row.account.type === 'user' && row.account.id === 'usr_1');
+      const expected = 145 + chargedMixed.length;
+      assert.deepEqual(await usage(), { requests: expected, cost: chargedMixed.reduce((sum, row) => sum + row.cost, 145n * 1_500n), input: expected * 10 });
       const byKey = await repository.usage({ account: { type: 'user', id: 'usr_1' }, from: dayOf(now - DAY_MS), to: dayOf(now + DAY_MS), groupBy: ['key'] });
       assert.deepEqual(
         byKey.map((row) => [row.keyId, row.requests]).sort(),
-        [['key_a', 50 + 70], ['key_b', 25]],
+        [['key_a', 50 + 70 + chargedMixed.length], ['key_b', 25]],
       );
     } finally {
       await storage.close();

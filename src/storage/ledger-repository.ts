@@ -42,7 +42,7 @@ export class SqlLedgerRepository implements LedgerRepository {
     this.postgres = db.getExecutor().adapter instanceof PostgresAdapter;
     this.insertEntry =
       !this.postgres && sqlite
-        ? new SqliteBatchInsert(sqlite, (values) => `insert into ledger (${LEDGER_COLUMNS}) values ${values} on conflict (id) do nothing`, LEDGER_COLUMNS.split(',').length, pushLedgerValues)
+        ? new SqliteBatchInsert(sqlite, (values) => `insert into ledger (${LEDGER_COLUMNS}) ${values} on conflict (id) do nothing`, LEDGER_COLUMNS.split(',').length, pushLedgerValues)
         : undefined;
   }
 

@@ -21,8 +21,9 @@ export class SqliteBatchInsert<Row> {
   private readonly chunk: SqliteDatabase.Statement;
 
   /**
-   * `insertSql(values)`: the INSERT with the given VALUES list (and its conflict clause); `columns`: how many values a
-   * row has; `pushValues`: appends a row's values in the statement's column order.
+   * `insertSql(values)`: the INSERT of the given `values (?, …), (?, …)` list, with its conflict clause (or of a SELECT
+   * from it, when a column is an expression of the bound values: `column1` … name them); `columns`: how many values a row
+   * binds; `pushValues`: appends a row's values in that order.
    */
   constructor(
     sqlite: SqliteDatabase.Database,
@@ -31,8 +32,8 @@ export class SqliteBatchInsert<Row> {
     private readonly pushValues: (values: unknown[], row: Row) => void,
   ) {
     const tuple = `(${Array.from({ length: columns }, () => '?').join(', ')})`;
-    this.one = sqlite.prepare(insertSql(tuple));
-    this.chunk = sqlite.prepare(insertSql(Array.from({ length: ROWS_PER_INSERT }, () => tuple).join(', ')));
+    this.one = sqlite.prepare(insertSql(`values ${tuple}`));
+    this.chunk = sqlite.prepare(insertSql(`values ${Array.from({ length: ROWS_PER_INSERT }, () => tuple).join(', ')}`));
   }
 
   /**
