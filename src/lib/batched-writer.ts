@@ -22,8 +22,6 @@ export interface BatchedWriterOptions<Item> {
   itemsLabel: string;
   /** How long after the first queued item a batch is written. */
   flushMs: number;
-  /** A batch is written as soon as this many items wait, before `flushMs` (none: only the time counts). */
-  batchItems?: number;
   clock: Clock;
   logger: Logger;
   /** Writes one batch, all or nothing; a rejection keeps the batch queued, in front, for the next try. */
@@ -49,15 +47,10 @@ export class BatchedWriter<Item> {
 
   constructor(private readonly options: BatchedWriterOptions<Item>) {}
 
-  /** Queues an item; it is written within `flushMs`, or at once when it makes the queue `batchItems` long. */
+  /** Queues an item; it is written within `flushMs`. */
   push(item: Item): void {
-    if (this.queue.push(item) === this.options.batchItems && this.failingSince === undefined && !this.stopped) {
-      // Full: written at once (after the batch in flight, if one is) instead of when the timer would have fired; while
-      // writes fail, the back-off decides.
-      clearTimeout(this.timer);
-      this.timer = undefined;
-      this.schedule(0);
-    } else this.schedule(this.options.flushMs);
+    this.queue.push(item);
+    this.schedule(this.options.flushMs);
   }
 
   /** The batch being written, if one is. */

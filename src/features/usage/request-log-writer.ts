@@ -8,13 +8,6 @@ import type { RequestLogRepository, RequestLogRow } from './request-log.ts';
 
 /** Retention and partition upkeep run at most this often (and at start). */
 const MAINTAIN_EVERY_MS = 60 * 60_000;
-/**
- * A batch is written once this many rows wait, before the flush interval: under load a row then waits a few milliseconds,
- * and dies young instead of being promoted to V8's old space (and traced there) while it waits. Callgrind, 4,000 chat calls
- * at a steady rate: ~200 rows a batch cost ~6k fewer instructions a call than ~2,000, and ~70 rows ~7k more (the batch's
- * own work: transaction, rollups, commit).
- */
-const BATCH_ROWS = 256;
 const DAY_MS = 86_400_000;
 
 export interface RequestLogOptions {
@@ -51,7 +44,6 @@ export class RequestLog {
       name: 'request log',
       itemsLabel: 'rows',
       flushMs: options.flushMs,
-      batchItems: BATCH_ROWS,
       clock,
       logger,
       // Rows keep their ids and the write skips ids already written, so a batch whose commit went through unacknowledged
