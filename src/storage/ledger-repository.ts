@@ -55,8 +55,9 @@ export class SqlLedgerRepository implements LedgerRepository {
    * A batch of entries as ONE statement with ONE parameter (the rows as JSON): building a many-row insert through the
    * query builder cost more CPU than the rest of the ledger write at high request rates. An entry whose id is already in the
    * ledger is skipped (a batch retried after its commit was not acknowledged must not count twice); the rows actually
-   * inserted come back, and only they move balances. On SQLite, in this process, there is no round trip to save: a statement
-   * prepared once runs per entry inside the caller's Kysely transaction (which holds the one connection), for less CPU still.
+   * inserted come back, and only they move balances. On SQLite, in this process, there is no round trip to save: statements
+   * prepared once (SqliteBatchInsert, 32 entries a statement) run inside the caller's Kysely transaction (which holds the one
+   * connection), for less CPU still.
    */
   private async insertRows(trx: Transaction<Database>, entries: readonly LedgerEntry[], chunked: boolean): Promise<InsertedRow[]> {
     if (this.insertEntry) {
@@ -74,7 +75,7 @@ export class SqlLedgerRepository implements LedgerRepository {
         return values.map((value) => (typeof value === 'bigint' ? value.toString() : value));
       }),
     );
-    const columns = sql`(id, account_type, account_id, amount_nano, kind, request_id, model, description, created_at, key_id)`;
+    const columns = sql`(${sql.raw(LEDGER_COLUMNS)})`;
     const returning = sql`on conflict (id) do nothing returning account_type as type, account_id as id, cast(amount_nano as text) as amount, kind, key_id as key, created_at as at`;
     const result = this.postgres
       ? await sql<InsertedRow>`insert into ledger ${columns}
