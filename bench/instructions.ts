@@ -1,23 +1,25 @@
 // `npm run bench:instructions [-- --requests N] [-- --warm-up N] [-- --top N]` (issues 12 and 16): the instructions a chat
 // call costs the gateway, with the request log on and off, counted by valgrind's callgrind. Instructions do not depend on
 // what else the machine is doing: on this shared two-core machine one saturation run's CPU per request moves ±15 % from
-// the next, more than the request log's whole cost, while two callgrind runs of the same build agree within ~1 %.
+// the next, more than the request log's whole cost, while two callgrind runs of the same build agree within ~2 %.
 //
 // Each gateway runs as `npm start` runs it (the bundle, its node flags), under callgrind (~100× slower), both at once (a
-// valgrind process runs one thread at a time). After a warm-up the counters are zeroed, N calls are made (8 connections),
-// and the counters are dumped: per call, the main thread (JavaScript, SQLite, the scavenger's share) and all threads (with
-// V8's compiler and concurrent marking, which settle later under valgrind and so move more between runs). The batch
-// writers' flush intervals are stretched by the same factor as the slowdown, so their batches have the sizes of a real run.
-// `--top N` lists the N functions whose main-thread instructions differ most between log on and off. Needs `valgrind`.
-
+// valgrind process runs one thread at a time). After a warm-up the counters are zeroed (just after a batch was written),
+// N more calls are made (8 connections, no pause), the gateway is stopped (it writes what is queued) and callgrind's dump
+// at its exit is read: per call, the main thread (JavaScript, SQLite, the scavenger's share) and all threads (with V8's
+// compiler and concurrent marking, which settle later under valgrind and so move more between runs). The batch writers' flush intervals are stretched by the same factor as the
+// slowdown, so their batches have the sizes of a real run. Instructions are user space only (no kernel time), and they do
+// not count cache misses: read them beside the seconds of `npm run bench`, not instead. `--top N` lists the N native
+// functions whose main-thread instructions differ most between log on and off. Needs `valgrind`.
 import { execFileSync, spawn } from 'node:child_process';
+import SqliteDatabase from 'better-sqlite3';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { childEnvironment, installExitHandlers, stopEverything } from './child-processes.ts';
-import { CHAT_BODY, CHAT_PATH, startSimulator, tollgateVariables, type SimulatorControl } from './targets.ts';
+import { benchKeyHeaders, CHAT_BODY, CHAT_PATH, startSimulator, tollgateVariables, type SimulatorControl } from './targets.ts';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const CONNECTIONS = 8;
@@ -89,34 +91,43 @@ async function countInstructions(simulator: SimulatorControl, requestLog: boolea
       if (attempt > 600) throw new Error(`the gateway under valgrind did not answer in 5 minutes:\n${output}`);
       await sleep(500);
     }
-    const admin = { 'content-type': 'application/json', authorization: `Bearer ${readFileSync(join(dataDir, 'admin-token'), 'utf8').trim()}` };
-    const post = async (path: string, body: unknown, headers: Record<string, string>): Promise<Record<string, string>> => {
-      const response = await fetch(`${origin}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
-      if (!response.ok) throw new Error(`POST ${path} answered ${response.status}: ${await response.text()}`);
-      return (await response.json()) as Record<string, string>;
-    };
-    const user = await post('/admin/v1/users', { name: 'bench', balance: '1000000' }, admin);
-    const key = await post('/admin/v1/keys', { userId: user.id, name: 'bench' }, admin);
-    const headers = { 'content-type': 'application/json', authorization: `Bearer ${key.key}` };
-    const load = async (calls: number): Promise<void> => {
-      let next = 0;
-      await Promise.all(
-        Array.from({ length: CONNECTIONS }, async () => {
-          while (next++ < calls) {
-            const response = await fetch(`${origin}${CHAT_PATH}`, { method: 'POST', headers, body: CHAT_BODY });
-            await response.arrayBuffer();
-            if (!response.ok) throw new Error(`a chat call answered ${response.status}`);
-          }
-        }),
-      );
-    };
-    await load(options.warmUp);
-    await sleep(1_000);
+    const headers = await benchKeyHeaders(origin, dataDir);
+    // The calls run without a pause from the warm-up to the end: an idle gateway lets V8 age its compiled code and collect
+    // at leisure, which the next calls would pay for. The counters are zeroed just after a batch was committed (the log's,
+    // or the ledger's when the log is off), seen as the table growing, so no batch straddles the start; at the end SIGTERM
+    // makes the gateway write what is queued at once and exit, and callgrind's dump at the exit is read.
+    let completed = 0;
+    let measured = -1;
+    let failure: Error | undefined;
+    const calls = Promise.all(
+      Array.from({ length: CONNECTIONS }, async () => {
+        while (failure === undefined && (measured < 0 || measured < options.requests)) {
+          const response = await fetch(`${origin}${CHAT_PATH}`, { method: 'POST', headers, body: CHAT_BODY });
+          await response.arrayBuffer();
+          if (!response.ok) failure = new Error(`a chat call answered ${response.status}`);
+          completed++;
+          if (measured >= 0) measured++;
+        }
+      }),
+    );
+    const database = new SqliteDatabase(join(dataDir, 'tollgate.db'), { readonly: true, fileMustExist: true });
+    try {
+      const rows = database.prepare(`select count(*) as n from ${requestLog ? 'request_log' : 'ledger'}`).pluck();
+      let before = rows.get() as number;
+      for (;;) {
+        await sleep(50);
+        if (failure) throw failure;
+        const now = rows.get() as number;
+        if (now !== before && completed >= options.warmUp) break;
+        before = now;
+      }
+    } finally {
+      database.close();
+    }
     control(['--zero']);
-    await load(options.requests);
-    // The last batches are written within this (the stretched intervals), so the count holds their writes.
-    await sleep(1_500);
-    control(['--dump=measured']);
+    measured = 0;
+    await calls;
+    if (failure) throw failure;
   } finally {
     child.kill('SIGTERM');
     await exited;
@@ -127,7 +138,7 @@ async function countInstructions(simulator: SimulatorControl, requestLog: boolea
   let mainDump: string | undefined;
   for (const name of readdirSync(directory)) {
     const text = readFileSync(join(directory, name), 'utf8');
-    if (!text.includes('\ndesc: Trigger: dump measured')) continue;
+    if (!text.includes('\ndesc: Trigger: Program termination')) continue;
     const summary = Number(/^summary: (\d+)$/m.exec(text)?.[1] ?? 0);
     all += summary;
     if (/^thread: 1$/m.test(text)) {

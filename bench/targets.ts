@@ -68,6 +68,14 @@ export function directTarget(simulator: SimulatorControl): Target {
   return { name: 'direct', origin: simulator.origin, headers: { ...JSON_HEADERS, authorization: 'Bearer bench' }, pid: simulator.child.pid, stop: async () => {} };
 }
 
+/** Request headers with the key of a user made through the admin API, with a balance no run can exhaust. */
+export async function benchKeyHeaders(origin: string, dataDir: string): Promise<Record<string, string>> {
+  const admin = { authorization: `Bearer ${readFileSync(join(dataDir, 'admin-token'), 'utf8').trim()}` };
+  const user = await postJson(`${origin}/admin/v1/users`, { name: 'bench', balance: '1000000' }, admin);
+  const key = await postJson(`${origin}/admin/v1/keys`, { userId: stringField(user, 'id'), name: 'bench' }, admin);
+  return { ...JSON_HEADERS, authorization: `Bearer ${stringField(key, 'key')}` };
+}
+
 /** The gateway's settings in every bench: its port and data folder, both vendors pointed at the simulator, quiet logs. */
 export function tollgateVariables(port: number, dataDir: string, simulator: SimulatorControl, requestLog: boolean): Record<string, string> {
   return {
@@ -111,10 +119,7 @@ export async function startTollgate(
   };
   try {
     await waitUntilAnswering(child, `${origin}/healthz`);
-    const admin = { authorization: `Bearer ${readFileSync(join(dataDir, 'admin-token'), 'utf8').trim()}` };
-    const user = await postJson(`${origin}/admin/v1/users`, { name: 'bench', balance: '1000000' }, admin);
-    const key = await postJson(`${origin}/admin/v1/keys`, { userId: stringField(user, 'id'), name: 'bench' }, admin);
-    const headers = { ...JSON_HEADERS, authorization: `Bearer ${stringField(key, 'key')}` };
+    const headers = await benchKeyHeaders(origin, dataDir);
     return { name: requestLog ? 'tollgate' : 'tollgate-log-off', origin, headers, pid: child.pid, stop };
   } catch (error) {
     await stop();
