@@ -421,7 +421,7 @@ providers
   .option('--type <type>', 'openai or anthropic', providerType)
   .option('--base-url <url>', 'the API base URL (a one-channel provider)', baseUrl)
   .option('--api-key <key>', "the API key, or 'none' to remove it (a one-channel provider)")
-  .option('--channels <json>', 'replace the channels: JSON, or @file', channelsOption)
+  .option('--channels <json>', 'replace the channels: JSON, or @file; a channel without "apiKey" keeps the stored key of its id, "apiKey": null removes it', channelsOption)
   .action((providerId: string, options: { type?: ProviderRecord['type']; baseUrl?: string; apiKey?: string; channels?: unknown }) =>
     withServices(async (services) => {
       const changes = {

@@ -98,6 +98,61 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       assert.match(errorA(refused.body).message, /^baseUrl: provider 'single' has 2 channels/);
     });
 
+    test('PATCH channels keeps the stored key of a channel sent without apiKey (the gateway still sends it upstream); null removes it, a new id has none', async () => {
+      const [a, b] = sims as [Simulator, Simulator];
+      await putPool(gw, 'keyed', [{ id: 'main', simulator: a }], { id: 'keyed-model' });
+      const { key } = await gw.fundedKey();
+      const authorizationOfNextCall = async (): Promise<string | undefined> => {
+        a.reset();
+        const reply = await chat(gw, key, ask('keyed-model'));
+        assert.equal(reply.status, 200, reply.text);
+        return a.lastRequest('/v1/chat/completions')?.headers.authorization;
+      };
+      assert.equal(await authorizationOfNextCall(), 'Bearer sk-keyed-main');
+
+      // The weight and priority change, a keyless channel joins: no key is sent, the stored one stays.
+      const reweighted = await gw.admin<ProviderView>('PATCH', '/providers/keyed', {
+        channels: [{ id: 'main', baseUrl: `${a.url}/v1`, weight: 5, priority: 2 }, { id: 'extra', baseUrl: `${b.url}/v1`, weight: 0 }],
+      });
+      assert.equal(reweighted.status, 200, JSON.stringify(reweighted.body));
+      assert.deepEqual(reweighted.body.channels.map((channel) => [channel.id, channel.weight, channel.priority, channel.hasApiKey]), [['main', 5, 2, true], ['extra', 0, 0, false]]);
+      assert.deepEqual((await gw.admin<ProviderView>('GET', '/providers/keyed')).body.channels.map((channel) => channel.hasApiKey), [true, false]);
+      assert.equal(await authorizationOfNextCall(), 'Bearer sk-keyed-main', 'the kept key still goes to the vendor');
+      const [update] = (await gw.app.services.audit.list({ targetId: 'keyed', action: 'provider.update', limit: 1 })).entries;
+      assert.deepEqual(
+        (update?.after as { channels: Array<{ id: string; hasApiKey: boolean; weight: number }> }).channels.map((channel) => [channel.id, channel.hasApiKey, channel.weight]),
+        [['main', true, 5], ['extra', false, 0]],
+        'the audit log says the key is still set',
+      );
+
+      // A string replaces the key; the same list sent again without it keeps the new one.
+      const rekeyed = await gw.admin<ProviderView>('PATCH', '/providers/keyed', { channels: [{ id: 'main', baseUrl: `${a.url}/v1`, apiKey: 'sk-keyed-replaced' }] });
+      assert.deepEqual(rekeyed.body.channels.map((channel) => [channel.id, channel.hasApiKey, channel.weight]), [['main', true, 1]]);
+      assert.equal(await authorizationOfNextCall(), 'Bearer sk-keyed-replaced');
+
+      // A renamed channel is a new one: it has no key.
+      const renamed = await gw.admin<ProviderView>('PATCH', '/providers/keyed', { channels: [{ id: 'main', baseUrl: `${a.url}/v1` }, { id: 'main-2', baseUrl: `${a.url}/v1`, weight: 0 }] });
+      assert.deepEqual(renamed.body.channels.map((channel) => [channel.id, channel.hasApiKey]), [['main', true], ['main-2', false]]);
+
+      // null removes it: the vendor then gets no Authorization header.
+      const removed = await gw.admin<ProviderView>('PATCH', '/providers/keyed', { channels: [{ id: 'main', baseUrl: `${a.url}/v1`, apiKey: null }] });
+      assert.deepEqual([removed.status, removed.body.hasApiKey, removed.body.channels.map((channel) => channel.hasApiKey)], [200, false, [false]]);
+      const stored = await gw.storage.db.selectFrom('provider_channels').select(['id', 'api_key']).where('provider_id', '=', 'keyed').execute();
+      assert.deepEqual(stored, [{ id: 'main', api_key: null }]);
+      a.reset();
+      await chat(gw, key, ask('keyed-model'));
+      assert.equal(a.lastRequest('/v1/chat/completions')?.headers.authorization, undefined);
+
+      // PUT still replaces everything: a channel without a key has none.
+      await gw.admin('PATCH', '/providers/keyed', { channels: [{ id: 'main', baseUrl: `${a.url}/v1`, apiKey: 'sk-keyed-again' }] });
+      const put = await gw.admin<ProviderView>('PUT', '/providers/keyed', { type: 'openai', channels: [{ id: 'main', baseUrl: `${a.url}/v1` }] });
+      assert.deepEqual(put.body.channels.map((channel) => channel.hasApiKey), [false]);
+
+      const answers = [reweighted, rekeyed, renamed, removed, put].map((response) => JSON.stringify(response.body)).join();
+      assert.ok(!/sk-keyed/.test(answers), 'no answer shows a key');
+      assert.ok(!/sk-keyed/.test(JSON.stringify(await gw.app.services.audit.list({ targetId: 'keyed', limit: 20 }))), 'nor the audit log');
+    });
+
     test('bad channels answer 400 naming the field, in shape A', async () => {
       const url = `${sims[0]!.url}/v1`;
       const cases: Array<[JsonRecord, RegExp]> = [
@@ -249,6 +304,9 @@ describe('tollgate providers (CLI)', () => {
       const shown = await cli('providers', 'show', 'pooled');
       assert.deepEqual(shown, put);
       assert.ok(!JSON.stringify(shown).includes('sk-cli-east'));
+      const reweighted = await cli('providers', 'update', 'pooled', '--channels', JSON.stringify([{ id: 'east', baseUrl: 'https://east.example.com/v1', weight: 5 }, { id: 'west', baseUrl: 'https://west.example.com/v1', apiKey: 'sk-cli-west' }]));
+      assert.deepEqual(reweighted.channels.map((channel) => [channel.id, channel.weight, channel.hasApiKey]), [['east', 5, true], ['west', 1, true]], 'east kept its key, west got one');
+      assert.ok(!JSON.stringify(reweighted).includes('sk-cli-'));
       const updated = await cli('providers', 'update', 'pooled', '--channels', JSON.stringify([{ id: 'only', baseUrl: 'https://only.example.com/v1' }]));
       assert.deepEqual(updated.channels.map((channel) => channel.id), ['only']);
       await assert.rejects(run(process.execPath, [BIN, 'providers', 'put', 'bad', '--type', 'openai', '--channels', '[{"id":"a","baseUrl":"x"}]'], { env }), (error: { stderr?: string }) => {

@@ -134,13 +134,19 @@ export class CatalogService {
   }
 
   /**
-   * Changes some fields of a stored provider (admin PATCH, CLI). `channels` replaces the channel list; `baseUrl` and
-   * `apiKey` change the one channel of a one-channel provider (`apiKey: null` removes the key, an absent one keeps it).
+   * Changes some fields of a stored provider (admin PATCH, CLI). `channels` replaces the channel list, but a channel given
+   * without `apiKey` keeps the key of the stored channel with the same id (a new id has none): who edits a weight never sees
+   * the keys (the API shows `hasApiKey` only) and must not wipe them; `apiKey: null` removes a key, a string sets it. `baseUrl`
+   * and `apiKey` change the one channel of a one-channel provider (`apiKey: null` removes the key, an absent one keeps it).
+   * PUT keeps no key: it replaces everything.
    */
   async patchProvider(id: string, changes: ProviderPatch, actor: Actor = ADMIN_ACTOR): Promise<ProviderRecord> {
     const current = this.providers.get(id);
     if (!current) throw providerNotFound(id);
-    let channels = changes.channels ? changes.channels.map(channelRecord) : current.channels;
+    const storedKey = (channelId: string): string | null => current.channels.find((channel) => channel.id === channelId)?.apiKey ?? null;
+    let channels = changes.channels
+      ? changes.channels.map((input) => ({ ...channelRecord(input), ...(input.apiKey === undefined ? { apiKey: storedKey(input.id) } : {}) }))
+      : current.channels;
     if (changes.baseUrl !== undefined || changes.apiKey !== undefined) {
       const [only] = current.channels;
       if (current.channels.length !== 1 || !only) {

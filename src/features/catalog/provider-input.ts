@@ -42,7 +42,10 @@ export const providerInput = z
     }
   });
 
-/** `PATCH`: any of the fields; `channels` replaces the whole list, `baseUrl`/`apiKey` change a one-channel provider. */
+/**
+ * `PATCH`: any of the fields; `channels` replaces the whole list (a channel without `apiKey` keeps its stored key, see
+ * `CatalogService.patchProvider`), `baseUrl`/`apiKey` change a one-channel provider.
+ */
 export const providerPatchInput = z
   .strictObject({ type: providerType, channels: channelsInput, baseUrl: z.url(), apiKey: z.string().min(1).nullable() })
   .partial()
@@ -54,6 +57,7 @@ export const providerPatchInput = z
 export type ProviderInput = z.output<typeof providerInput>;
 export type ProviderPatch = z.output<typeof providerPatchInput>;
 
+/** A channel as stored; an absent `apiKey` is none here (PUT), PATCH looks it up first (`apiKey` undefined vs null). */
 export function channelRecord(input: z.output<typeof channelInput>): ChannelRecord {
   return { id: input.id, baseUrl: input.baseUrl, apiKey: input.apiKey ?? null, weight: input.weight, priority: input.priority, models: input.models ?? null };
 }

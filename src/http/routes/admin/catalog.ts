@@ -63,7 +63,7 @@ export function registerCatalogRoutes(app: FastifyInstance, services: { catalog:
     return view(await services.catalog.putProvider(providerRecord(id, body), adminActor(request)));
   });
 
-  app.patch('/admin/v1/providers/:id', { config: { doc: { summary: 'Change a provider (fields not named stay; channels replaces the list)', body: providerPatch } } }, async (request) => {
+  app.patch('/admin/v1/providers/:id', { config: { doc: { summary: 'Change a provider (fields not named stay; channels replaces the list, a channel without apiKey keeps its stored key)', body: providerPatch } } }, async (request) => {
     const { id } = request.params as { id: string };
     const body = parseOrThrow(providerPatch, request.body ?? {});
     return view(await services.catalog.patchProvider(id, body, adminActor(request)));
