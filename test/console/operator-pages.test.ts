@@ -367,6 +367,108 @@ describe("the operator's pages, in Chromium", () => {
     assert.deepEqual(left, ['claude-proxy', 'openai-backup', 'pooled']);
   });
 
+  test("the providers page edits a provider's channels: adds one, sets weight, priority and models, keeps the keys it never shows, removes one, shows the API's refusal", async () => {
+    const { page } = view;
+    const firstKey = 'sk-edited-first-0123456789';
+    const secondKey = 'sk-edited-second-0123456789';
+    const url = `${gw.simulator.url}/v1`;
+    assert.equal((await gw.admin('PUT', '/providers/edited', { type: 'openai', channels: [{ id: 'first', baseUrl: url, apiKey: firstKey }] })).status, 200);
+    assert.equal((await gw.admin('PUT', '/models/edited-model', { kind: 'chat', provider: 'edited', upstreamModel: 'gpt-4o-mini' })).status, 200);
+    const { key } = await gw.fundedKey();
+    /** The Authorization header the vendor got for a chat call through the gateway. */
+    const keySentUpstream = async (): Promise<string | undefined> => {
+      const reply = await fetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'edited-model', messages: [{ role: 'user', content: 'which key?' }] }),
+      });
+      assert.equal(reply.status, 200, await reply.text());
+      return gw.simulator.lastRequest('/v1/chat/completions')?.headers.authorization;
+    };
+    const storedChannels = async () => (await gw.admin<{ channels: Array<{ id: string; hasApiKey: boolean; weight: number; priority: number; models: string[] | null }> }>('GET', '/providers/edited')).body.channels;
+    const noKeyOnPage = async () => {
+      const content = await page.content();
+      for (const secret of [firstKey, secondKey]) assert.ok(!content.includes(secret), 'no channel key on the page');
+    };
+
+    await page.goto(`${gw.url}/console/admin/users`);
+    await openOperatorPage(page, 'Providers', 'Providers');
+    const section = page.getByRole('region', { name: 'Channels of edited' });
+    const table = section.getByRole('table', { name: 'edited channels and their health' });
+    await table.getByRole('row', { name: /^first\b/ }).waitFor();
+    const form = page.getByRole('form', { name: 'Edit channels of edited' });
+    const rowsOf = async () => Promise.all((await table.locator('tbody tr').all()).map(async (row) => (await cellsOf(row)).slice(0, 6)));
+
+    // A second channel joins; the first gets a weight and a priority, its key field stays empty.
+    await section.getByRole('button', { name: 'Edit channels of edited' }).click();
+    const first = form.getByRole('group', { name: 'Channel first' });
+    const focused = (locator: Locator): Promise<boolean> => locator.evaluate((element) => element === document.activeElement);
+    assert.ok(await focused(first.getByLabel('Base URL')), 'the first field that can change has the focus');
+    assert.equal(await first.getByLabel('Channel id').inputValue(), 'first');
+    assert.equal(await first.getByLabel('Channel id').isEditable(), false, 'a stored channel keeps its id (its key belongs to it)');
+    assert.equal(await first.getByLabel('API key').inputValue(), '', 'the key is never filled in');
+    assert.equal(await form.getByRole('button', { name: 'Remove channel first' }).isDisabled(), true, 'the last channel cannot be removed');
+    await first.getByLabel('Weight').fill('2');
+    await first.getByLabel('Priority').fill('1');
+    await form.getByRole('button', { name: 'Add a channel' }).click();
+    const added = form.getByRole('group', { name: 'Channel 2 (new)' });
+    await added.getByLabel('Channel id').fill('second');
+    await added.getByLabel('Base URL').fill(url);
+    await added.getByLabel('API key').fill(secondKey);
+    await added.getByLabel('Weight').fill('3');
+    await added.getByLabel('Models').fill('edited-model, gpt-4o-mini');
+    await form.getByRole('button', { name: 'Save channels' }).click();
+    await section.getByRole('status').filter({ hasText: 'The channels of edited were saved: 2 channels.' }).waitFor();
+    await table.getByRole('row', { name: /^second\b/ }).waitFor();
+    assert.deepEqual(await rowsOf(), [
+      ['first', url, 'set', '2', '1', 'all'],
+      ['second', url, 'set', '3', '0', 'edited-model, gpt-4o-mini'],
+    ]);
+    assert.deepEqual(
+      (await storedChannels()).map((channel) => [channel.id, channel.hasApiKey, channel.weight, channel.priority, channel.models]),
+      [['first', true, 2, 1, null], ['second', true, 3, 0, ['edited-model', 'gpt-4o-mini']]],
+      'the first channel kept its key, the second has the one typed',
+    );
+    assert.equal(await form.count(), 0, 'the form closed');
+    await noKeyOnPage();
+    assert.equal(await keySentUpstream(), `Bearer ${firstKey}`, 'the higher-priority channel still calls the vendor with its kept key');
+
+    // The first channel goes; the second keeps its key.
+    await section.getByRole('button', { name: 'Edit channels of edited' }).click();
+    await form.getByRole('button', { name: 'Remove channel first' }).click();
+    assert.equal(await form.getByRole('group', { name: 'Channel first' }).count(), 0);
+    await form.getByRole('button', { name: 'Save channels' }).click();
+    await section.getByRole('status').filter({ hasText: 'The channels of edited were saved: 1 channel.' }).waitFor();
+    await table.getByRole('row', { name: /^first\b/ }).waitFor({ state: 'detached' });
+    assert.deepEqual(await rowsOf(), [['second', url, 'set', '3', '0', 'edited-model, gpt-4o-mini']]);
+    assert.equal(await keySentUpstream(), `Bearer ${secondKey}`);
+
+    // Bad input: the admin API's 400 shows by the form, which stays open with what was typed; nothing is stored.
+    await section.getByRole('button', { name: 'Edit channels of edited' }).click();
+    await form.getByRole('button', { name: 'Add a channel' }).click();
+    const duplicate = form.getByRole('group', { name: 'Channel 2 (new)' });
+    await duplicate.getByLabel('Channel id').fill('second');
+    await duplicate.getByLabel('Base URL').fill(url);
+    await form.getByRole('button', { name: 'Save channels' }).click();
+    await section.getByRole('alert').filter({ hasText: 'Saving the channels of edited failed: channels: channel ids must be unique (400)' }).waitFor();
+    await duplicate.getByLabel('Channel id').fill('third');
+    await duplicate.getByLabel('Base URL').fill('not a url');
+    await form.getByRole('button', { name: 'Save channels' }).click();
+    await section.getByRole('alert').filter({ hasText: /Saving the channels of edited failed: channels\[1\]\.baseUrl: .+ \(400\)/ }).waitFor();
+    assert.equal(await duplicate.getByLabel('Base URL').getAttribute('aria-invalid'), 'true', 'the field the API names is marked');
+    await form.getByRole('button', { name: 'Cancel' }).click();
+    assert.ok(await focused(section.getByRole('button', { name: 'Edit channels of edited' })), 'focus goes back to the button');
+    assert.deepEqual((await storedChannels()).map((channel) => channel.id), ['second']);
+
+    // "Remove the stored key" sends null.
+    await section.getByRole('button', { name: 'Edit channels of edited' }).click();
+    await form.getByRole('group', { name: 'Channel second' }).getByLabel('Remove the stored key').check();
+    await form.getByRole('button', { name: 'Save channels' }).click();
+    await table.getByRole('row', { name: /^second\b/ }).getByRole('cell', { name: 'not set', exact: true }).waitFor();
+    assert.deepEqual((await storedChannels()).map((channel) => [channel.id, channel.hasApiKey]), [['second', false]]);
+    await noKeyOnPage();
+  });
+
   test('the audit log lists these actions by the operator, filtered by actor and by action', async () => {
     const { page } = view;
     await page.goto(`${gw.url}/console/admin/users`);

@@ -1,5 +1,7 @@
+import { useRef, useState } from 'react';
 import type { AdminChannel, AdminChannelHealth, AdminProvider } from '../../../api/admin-types.ts';
 import { DataTable } from '../../../components/data-table.tsx';
+import { ChannelsEditor } from './provider-channels-editor.tsx';
 
 const STATE_TEXT: Record<AdminChannelHealth['state'], string> = { healthy: 'healthy', cooling: 'cooling down', probing: 'probing' };
 
@@ -14,11 +16,20 @@ function stateText(health: AdminChannelHealth | undefined): string {
 /**
  * A provider's upstream channels and their health (DESIGN §12), from GET /admin/v1/providers: base URL, whether a key is set
  * (never the key), weight, priority, models, and the health the answering gateway process sees — state, attempts, errors,
- * error rate over the last 256 attempts, time to the response head p50/p99.
+ * error rate over the last 256 attempts, time to the response head p50/p99. "Edit channels of …" opens the channels as a form
+ * (provider-channels-editor.tsx).
  */
 export function ProviderChannels({ provider }: { provider: AdminProvider }) {
   const headingId = `channels-${provider.id}`;
   const channels = provider.channels ?? [];
+  const [editing, setEditing] = useState(false);
+  const [saved, setSaved] = useState<string | null>(null);
+  // When the form closes (saved or cancelled), focus goes back to the button that opened it.
+  const returnFocus = useRef(false);
+  const close = () => {
+    returnFocus.current = true;
+    setEditing(false);
+  };
   return (
     <section aria-labelledby={headingId} className="card">
       <h2 id={headingId}>Channels of {provider.id}</h2>
@@ -49,6 +60,31 @@ export function ProviderChannels({ provider }: { provider: AdminProvider }) {
           { header: 'Latency p99', cell: (channel) => milliseconds(channel.health?.latencyMs.p99), numeric: true },
         ]}
       />
+      {saved ? <p role="status">{saved}</p> : null}
+      {editing ? (
+        <ChannelsEditor
+          provider={provider}
+          onSaved={(message) => {
+            close();
+            setSaved(message);
+          }}
+          onCancel={close}
+        />
+      ) : (
+        <button
+          type="button"
+          ref={(button) => {
+            if (button && returnFocus.current) button.focus();
+            returnFocus.current = false;
+          }}
+          onClick={() => {
+            setSaved(null);
+            setEditing(true);
+          }}
+        >
+          Edit channels of {provider.id}
+        </button>
+      )}
     </section>
   );
 }

@@ -14,7 +14,8 @@ const providersQuery = { queryKey: ['admin', 'providers'], queryFn: () => api<Li
 
 /**
  * /console/admin/providers: the vendors the gateway calls: type, first channel's base URL, whether an API key is set (never
- * the key), and each provider's channels with their health; a one-channel provider stored or changed, a provider deleted.
+ * the key), and each provider's channels with their health and a form to edit them; a one-channel provider stored or changed,
+ * a provider deleted.
  */
 export function AdminProvidersPage() {
   const providers = useQuery(providersQuery);
@@ -52,7 +53,7 @@ export function AdminProvidersPage() {
 
 /**
  * Stores a one-channel provider (PUT /admin/v1/providers/:id), or changes a stored one (PATCH: the fields given; an empty
- * API key keeps the stored key). Several channels are set with the admin API or `tollgate providers` (docs/api.md).
+ * API key keeps the stored key). Several channels are edited under each provider's channels (provider-channels-editor.tsx).
  */
 function StoreProvider({ stored }: { stored: readonly AdminProvider[] }) {
   const client = useQueryClient();
