@@ -5,7 +5,7 @@ import { micros, startTestGateway, type TestGateway } from './helpers/gateway.ts
 import { assertChargedOnce, putPool, requestRows, type RequestRow } from './helpers/channels.ts';
 
 /**
- * Model fallbacks on /v1/responses (pass-through and translated, stream and not) (DESIGN §12): when
+ * Model fallbacks on /v1/responses (pass-through and translated, stream and not) and /v1/moderations (DESIGN §12): when
  * every channel of the asked model fails, the next fallback serves, in the mode its own model needs; the client gets its
  * answer, the request is charged once at the model that served, its log row shows `servedModel` with that model's provider
  * and channel and every attempt; a follow-up pinned by `previous_response_id` never falls back. One simulator stands in
@@ -33,7 +33,7 @@ function fallbackCost(usage: Usage): bigint {
   return costMicros(usage.input_tokens, 10_000n) + costMicros(usage.output_tokens, 30_000n);
 }
 
-describe('fallbacks on /v1/responses', () => {
+describe('fallbacks on /v1/responses and /v1/moderations', () => {
   let gw: TestGateway;
   let key: string;
   let userId: string;
@@ -49,11 +49,12 @@ describe('fallbacks on /v1/responses', () => {
    * A fresh asked model on a two-channel provider with a pass-through fallback on another provider (and, when asked, a
    * Claude fallback first on an Anthropic-format one). Fresh per test: every channel starts healthy.
    */
-  async function pool(options: { claude?: boolean } = {}): Promise<{ main: string; spare: string; claudeProvider: string; asked: string; fallback: string; claude: string }> {
+  async function pool(options: { claude?: boolean; kind?: 'chat' | 'moderation' } = {}): Promise<{ main: string; spare: string; claudeProvider: string; asked: string; fallback: string; claude: string }> {
     const n = ++pools;
     const names = { main: `main${n}`, spare: `spare${n}`, claudeProvider: `claude${n}`, asked: `asked-${n}`, fallback: `fallback-${n}`, claude: `claude-fallback-${n}` };
+    const kind = options.kind ?? 'chat';
     await putPool(gw, names.spare, [{ id: 'c', simulator: gw.simulator }], { id: names.fallback, cost_context: '0.0100', cost_completion: '0.0300' });
-    await retype(names.fallback, { upstreamModel: FALLBACK_UPSTREAM });
+    await retype(names.fallback, { kind, upstreamModel: FALLBACK_UPSTREAM });
     const fallbacks = [names.fallback];
     if (options.claude) {
       const put = await gw.admin('PUT', `/providers/${names.claudeProvider}`, { type: 'anthropic', channels: [{ id: 'k', baseUrl: gw.simulator.url, apiKey: `sk-${names.claudeProvider}-k` }] });
@@ -63,7 +64,7 @@ describe('fallbacks on /v1/responses', () => {
       fallbacks.unshift(names.claude);
     }
     await putPool(gw, names.main, [{ id: 'a', simulator: gw.simulator }, { id: 'b', simulator: gw.simulator }], { id: names.asked, cost_context: '0.0010', cost_completion: '0.0020' });
-    await retype(names.asked, { fallbacks });
+    await retype(names.asked, { kind, fallbacks });
     return names;
   }
 
@@ -253,5 +254,44 @@ describe('fallbacks on /v1/responses', () => {
       [limited.fallback, 3, 429, 0n],
     ]);
     await assertChargedOnce(gw, userId, rows);
+  });
+
+  test("moderations: the moderation model's channels failing, its fallback serves; the answer names it; billed at it, logged; every model failing is a 502, free", async () => {
+    const { main, spare, fallback } = await pool({ kind: 'moderation' });
+    // The endpoint has one model: it is pointed at the failing provider, with the fallback.
+    const original = await gw.admin<JsonRecord>('GET', '/models/text-moderation-latest');
+    assert.equal(original.status, 200);
+    await retype('text-moderation-latest', { provider: main, upstreamModel: PRIMARY_UPSTREAM, fallbacks: [fallback] });
+    try {
+      failPrimary('/v1/moderations', 2);
+      const input = 'A calm sentence about gardens and tea.';
+      const served = await postRaw(gw, '/v1/moderations', { key, body: { input } });
+      assert.equal(served.status, 200, served.text);
+      const body = served.json as { model: string; results: Array<{ flagged: boolean }>; usage: { prompt_tokens: number; total_cost: number } };
+      assert.equal(body.model, fallback, 'the model that answered');
+      assert.equal(body.results[0]?.flagged, false);
+      assert.deepEqual([callsOf(main, 'a', '/v1/moderations'), callsOf(main, 'b', '/v1/moderations'), callsOf(spare, 'c', '/v1/moderations')], [1, 1, 1]);
+      assert.equal((gw.simulator.lastRequest('/v1/moderations')?.json as JsonRecord).model, FALLBACK_UPSTREAM);
+      const expected = costMicros(body.usage.prompt_tokens, 10_000n);
+      assert.equal(micros(body.usage.total_cost), expected, 'billed at the fallback');
+
+      const before = await gw.balance({ userId });
+      gw.simulator.addFault({ status: 500, times: 3, match: { path: '/v1/moderations' } });
+      const failed = await postRaw(gw, '/v1/moderations', { key, body: { input } });
+      assert.equal(failed.status, 502, failed.text);
+      assert.equal(errorA(failed.json).type, 'upstream_error');
+      assert.equal(await gw.balance({ userId }), before, 'not charged');
+
+      const rows = (await requestRows(gw, userId)).filter((row) => row.model === 'text-moderation-latest').reverse();
+      assert.deepEqual(shown(rows), [
+        ['text-moderation-latest', fallback, spare, 'c', 3, 200, false],
+        ['text-moderation-latest', fallback, spare, 'c', 3, 502, false],
+      ]);
+      const charges = await assertChargedOnce(gw, userId, rows);
+      assert.equal(charges.get(rows[0]!.id), expected);
+    } finally {
+      const { provider, upstreamModel, fallbacks } = original.body as { provider: string; upstreamModel: string; fallbacks?: string[] };
+      await retype('text-moderation-latest', { provider, upstreamModel, fallbacks: fallbacks ?? [] });
+    }
   });
 });
