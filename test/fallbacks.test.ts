@@ -232,6 +232,24 @@ describe('fallbacks on /v1/responses and /v1/moderations', () => {
     assert.equal(callsOf(main, 'a', '/v1/responses') + callsOf(main, 'b', '/v1/responses'), 6);
   });
 
+  test('responses: a Claude model (translated) falls back to an OpenAI model, passed through', async () => {
+    const { spare, claudeProvider, claude, fallback } = await pool({ claude: true });
+    // The Claude model is the one asked for here, with the pass-through model as its fallback.
+    await retype(claude, { fallbacks: [fallback] });
+    gw.simulator.addFault({ status: 529, times: 1, match: { path: '/v1/messages', model: CLAUDE_UPSTREAM } });
+    const served = await respond({ model: claude, input: 'from Claude to GPT' });
+    assert.equal(served.status, 200, served.text);
+    const body = served.json as { id: string; model: string; usage: Usage };
+    assert.equal(body.model, FALLBACK_UPSTREAM);
+    assert.deepEqual([callsOf(claudeProvider, 'k', '/v1/messages'), callsOf(spare, 'c', '/v1/responses')], [1, 1]);
+    assert.equal((gw.simulator.lastRequest('/v1/responses')?.json as JsonRecord).input, 'from Claude to GPT', 'the request passed through as sent');
+    assert.deepEqual({ ...(await storedResponse(body.id)) }, { model: fallback, provider: spare, channel: 'c', translated: 0 });
+    const rows = await rowsOf(claude);
+    assert.deepEqual(shown(rows), [[claude, fallback, spare, 'c', 2, 200, false]]);
+    const charges = await assertChargedOnce(gw, userId, rows);
+    assert.equal(charges.get(rows[0]!.id), fallbackCost(body.usage));
+  });
+
   test('responses: every model failing is the endpoint error (502, 429 when all are rate-limited), in shape A, stream and not; nothing charged', async () => {
     const { asked, fallback } = await pool();
     const before = await gw.balance({ userId });
