@@ -13,7 +13,7 @@ export interface ResponseContext {
   id: string;
   /** Unix seconds. */
   createdAt: number;
-  /** The model id the client asked for (retirement keeps it, SPEC 9.6). */
+  /** The model id the Response names: the one that answered (a fallback's), or the one asked for when retirement redirected it (SPEC 9.6). */
   model: string;
   request: ResponsesRequest;
   /** `warnings` for the body (a redirected model): the whole body, or the first stream event. */

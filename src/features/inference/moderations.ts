@@ -1,6 +1,7 @@
 import type { JsonObject } from '../../core/chat-types.ts';
 import { estimateTokens, textOf } from '../../lib/token-estimate.ts';
 import { costNumbers, emptyUsage, priceUsage } from '../billing/pricing.ts';
+import { withModelFallbacks } from './fallbacks.ts';
 import { chargeCall, prepareModelCall, type Caller, type ModelCallDependencies } from './model-call.ts';
 
 /** SPEC 4.8: the service's moderation model. */
@@ -21,14 +22,19 @@ export const MODERATION_CATEGORIES = [
   'violence',
 ] as const;
 
-/** POST /v1/moderations: one synchronous call to the moderation model, reduced to SPEC 2.8's shape and priced on input tokens. */
+/**
+ * POST /v1/moderations: one synchronous call to the moderation model (or, when every channel of it fails, to its fallbacks),
+ * reduced to SPEC 2.8's shape and priced on input tokens at the model that served.
+ */
 export class ModerationsService {
   constructor(private readonly dependencies: ModelCallDependencies) {}
 
   async create(caller: Caller, input: string, useWalletBalance: boolean): Promise<{ body: JsonObject; headers: Record<string, string> }> {
     const call = await prepareModelCall(this.dependencies, caller, { model: MODERATION_MODEL, endpoint: 'moderations', kinds: ['moderation'], useWalletBalance });
+    const response = await withModelFallbacks(this.dependencies, call, () =>
+      call.provider.moderations({ model: call.resolution.served.upstreamModel, input }, { requestId: caller.requestId, route: call.route }),
+    );
     const { resolution } = call;
-    const response = await call.provider.moderations({ model: resolution.served.upstreamModel, input }, { requestId: caller.requestId, route: call.route });
     const promptTokens = estimateTokens(textOf(input));
     const tokens = { ...emptyUsage(), inputTokens: promptTokens };
     const cost = priceUsage(resolution.billed, tokens);
@@ -45,7 +51,8 @@ export class ModerationsService {
     });
     const body: JsonObject = {
       id: response.id,
-      model: resolution.requested.id,
+      // The model that answered (a fallback when one served, as chat completions report it); a redirect keeps the id asked for.
+      model: resolution.warning ? resolution.requested.id : resolution.served.id,
       results,
       usage: { prompt_tokens: promptTokens, completion_tokens: 0, ...costNumbers(cost) },
     };

@@ -2,6 +2,7 @@ import type { ChatRequest, ChatResponse, ChatUsage, JsonObject, ThinkingBlock } 
 import { UpstreamRoute } from '../../providers/channels/upstream-route.ts';
 import { GatewayError, invalidParam } from '../../core/errors.ts';
 import type { ResponsesRequest } from '../../dialects/openai/responses-request.ts';
+import type { Model } from '../catalog/model.ts';
 import { outputItemsFromChat, incompleteReason, renderResponse, responseUsage, type ResponseContext } from '../../dialects/openai/responses-render.ts';
 import { inputItems, responsesToChat } from '../../dialects/openai/responses-to-chat.ts';
 import { unixSeconds } from '../../lib/clock.ts';
@@ -13,6 +14,7 @@ import type { ChatStream } from '../../providers/provider.ts';
 import type { AccountRef } from '../accounts/accounts.ts';
 import { priceUsage, type Cost } from '../billing/pricing.ts';
 import { estimateUsage } from '../inference/chat-completions.ts';
+import { fallbackModels, rebindToFallback, withFallbacks } from '../inference/fallbacks.ts';
 import { chargeCall, prepareModelCall, type Caller, type ModelCall, type ModelCallDependencies } from '../inference/model-call.ts';
 import { tokenUsageFromChat, tokenUsageFromResponses } from '../inference/usage.ts';
 import { relayPassthroughStream, relayTranslatedStream } from './responses-stream.ts';
@@ -71,7 +73,8 @@ const sameAccount = (a: AccountRef, b: AccountRef): boolean => a.type === b.type
  * POST /v1/responses and GET /v1/responses/:id. The same checks as every model endpoint (model, key's allowed models,
  * retirement, spend limit, balance) run first; then OpenAI-format models pass through to the vendor and Claude models are
  * translated to the canonical chat request and back. Every response id is recorded with the account that made it; ids of
- * other accounts answer 404 like unknown ones. Each call is charged once, from the vendor's usage.
+ * other accounts answer 404 like unknown ones. Each call is charged once, from the vendor's usage, at the model that served:
+ * when every channel of the model fails, its fallbacks are tried, each in its own mode (`withResponseFallbacks`).
  */
 export class ResponsesService {
   private maintainedAt = Number.NEGATIVE_INFINITY;
@@ -81,35 +84,113 @@ export class ResponsesService {
   async prepare(caller: Caller, request: ResponsesRequest, useWalletBalance: boolean): Promise<PreparedResponse> {
     const call = await prepareModelCall(this.dependencies, caller, { model: request.model, endpoint: 'responses', kinds: CHAT_KINDS, useWalletBalance });
     const previous = request.previous_response_id ? await this.owned(caller, request.previous_response_id, 'previous_response_id') : undefined;
-    const served = call.resolution.served;
-    if (call.provider.type === 'openai') {
-      if (previous?.translated) throw invalidParam('previous_response_id', `was made by a model this one cannot continue ('${previous.model}'); use a model of the same vendor`);
-      const body = JSON.stringify({ ...request, model: served.upstreamModel });
-      // The stored response lives in the vendor account of the channel that made it: the follow-up goes there.
-      return { mode: 'passthrough', call, request, client: this.dependencies.providers.responses(served.provider), body, channel: previous?.channel ?? null };
+    if (previous) this.continueWith(call, previous);
+    const translated = call.provider.type !== 'openai';
+    if (previous && previous.translated !== translated) {
+      throw invalidParam('previous_response_id', `was made by a model this one cannot continue ('${previous.model}'); use a model of the same vendor`);
     }
-    if (previous && !previous.translated) throw invalidParam('previous_response_id', `was made by a model this one cannot continue ('${previous.model}'); use a model of the same vendor`);
-    const history = previous ? await this.history(previous) : [];
+    // The stored response lives in the vendor account of the channel that made it: the follow-up goes there.
+    if (!translated) return this.passthrough(call, request, previous?.channel ?? null);
+    return this.translated(call, request, previous ? await this.history(previous) : []);
+  }
+
+  /**
+   * A follow-up of a response a fallback served (the stored model is one of the asked model's fallbacks) is served by that
+   * fallback again: the conversation lives where it was made. No other fallback is tried for it (`withResponseFallbacks`).
+   */
+  private continueWith(call: ModelCall, previous: StoredResponse): void {
+    if (previous.model === call.resolution.served.id) return;
+    const model = fallbackModels(this.dependencies, call).find((candidate) => candidate.id === previous.model);
+    if (!model) return;
+    rebindToFallback(call, model);
+    call.provider = this.dependencies.providers.get(model.provider);
+  }
+
+  /** The call's served model (OpenAI format) bound for pass-through; `channel` pins a follow-up. */
+  private passthrough(call: ModelCall, request: ResponsesRequest, channel: string | null): PassthroughCall {
+    const served = call.resolution.served;
+    const body = JSON.stringify({ ...request, model: served.upstreamModel });
+    return { mode: 'passthrough', call, request, client: this.dependencies.providers.responses(served.provider), body, channel };
+  }
+
+  /** The call's served model (Claude) bound for translation; throws a 400 for what it cannot take. */
+  private translated(call: ModelCall, request: ResponsesRequest, history: readonly JsonObject[]): TranslatedCall {
+    const { resolution } = call;
     const items = inputItems(request.input);
-    const { chat, toolNames, skippedTools } = responsesToChat(request, history, items, served.upstreamModel);
+    const { chat, toolNames, skippedTools } = responsesToChat(request, history, items, resolution.served.upstreamModel);
     const context: ResponseContext = {
       id: newId('response'),
       createdAt: unixSeconds(this.dependencies.clock),
-      model: request.model,
+      // The model that answered, as chat completions report it; a redirected model keeps the id asked for (SPEC 9.6).
+      model: resolution.warning ? resolution.requested.id : resolution.served.id,
       request,
-      warnings: call.resolution.warning ? [{ ...call.resolution.warning }] : null,
+      warnings: resolution.warning ? [{ ...resolution.warning }] : null,
       toolNames,
     };
     return { mode: 'translated', call, request, chat, items, context, skippedTools };
   }
 
-  /** A non-stream translated call: the Response object, charged and stored. */
-  async completeTranslated(prepared: TranslatedCall): Promise<JsonObject> {
-    const { call, chat } = prepared;
-    const response = await call.provider.chatCompletion({ ...chat, stream: false }, { requestId: call.caller.requestId, route: call.route });
+  /**
+   * Runs `attempt` for the prepared call and, while its model cannot be reached, for each fallback in the mode that
+   * fallback needs (an OpenAI model passed through, a Claude model translated; DESIGN §12). A follow-up
+   * (`previous_response_id`) never falls back: its conversation lives with the model and vendor account that made it.
+   * A fallback that cannot take the request in its mode (a translation 400: an unsupported tool or item) is skipped.
+   */
+  private withResponseFallbacks<T>(prepared: PreparedResponse, attempt: (current: PreparedResponse) => Promise<T>): Promise<T> {
+    const { call, request } = prepared;
+    let current = prepared;
+    return withFallbacks(this.dependencies, call, () => attempt(current), {
+      accepts: (model) => !request.previous_response_id && this.canServe(request, model),
+      rebind: (model) => {
+        call.provider = this.dependencies.providers.get(model.provider);
+        current = call.provider.type === 'openai' ? this.passthrough(call, request, null) : this.translated(call, request, []);
+      },
+    });
+  }
+
+  /** Whether a fallback model can take this request: an OpenAI model always, a Claude model if the request translates. */
+  private canServe(request: ResponsesRequest, model: Model): boolean {
+    try {
+      if (this.dependencies.providers.get(model.provider).type === 'openai') return true;
+      responsesToChat(request, [], inputItems(request.input), model.upstreamModel);
+      return true;
+    } catch (error) {
+      if (error instanceof GatewayError) return false;
+      throw error;
+    }
+  }
+
+  /** A non-stream call, with fallbacks: the answer (a Response object, or the vendor's text) and the call that served it. */
+  async complete(prepared: PreparedResponse): Promise<{ served: PreparedResponse; body: JsonObject | string }> {
+    const { served, finish } = await this.withResponseFallbacks(prepared, async (current): Promise<{ served: PreparedResponse; finish: () => Promise<JsonObject | string> }> => {
+      if (current.mode === 'passthrough') {
+        const response = await this.sendPassthrough(current, false);
+        return { served: current, finish: () => this.completePassthrough(current, response) };
+      }
+      const { call, chat } = current;
+      const response = await call.provider.chatCompletion({ ...chat, stream: false }, { requestId: call.caller.requestId, route: call.route });
+      return { served: current, finish: () => this.completeTranslated(current, response) };
+    });
+    return { served, body: await finish() };
+  }
+
+  /**
+   * A stream, with fallbacks until the vendor accepted it (before any byte reached the client): the frames to relay and the
+   * call that serves them. Nothing after that is retried.
+   */
+  async openStream(prepared: PreparedResponse, signal: AbortSignal): Promise<{ served: PreparedResponse; frames: AsyncGenerator<string> }> {
+    return this.withResponseFallbacks(prepared, async (current) => {
+      if (current.mode === 'passthrough') return { served: current, frames: this.relayPassthrough(current, await this.sendPassthrough(current, true, signal)) };
+      return { served: current, frames: this.relayTranslated(current, await this.openTranslatedStream(current, signal)) };
+    });
+  }
+
+  /** A non-stream translated answer: the Response object, charged and stored. */
+  private async completeTranslated(prepared: TranslatedCall, response: ChatResponse): Promise<JsonObject> {
+    const { chat } = prepared;
     const choice = response.choices[0];
     const usage: ChatUsage = response.usage ?? estimateUsage(chat, completionText(response));
-    this.charge(call, tokenUsageFromChat(usage));
+    this.charge(prepared.call, tokenUsageFromChat(usage));
     const output = choice ? outputItemsFromChat(choice.message, choice.finish_reason, prepared.context.toolNames) : [];
     const thinking = ((choice?.message.thinking_blocks ?? []) as ThinkingBlock[]).map((block) => block.thinking).join('');
     const incomplete = incompleteReason(choice?.finish_reason);
@@ -124,28 +205,28 @@ export class ResponsesService {
   }
 
   /** Opens the Claude stream (usage always asked for, so the charge follows the vendor's count). */
-  openTranslatedStream(prepared: TranslatedCall, signal: AbortSignal): Promise<ChatStream> {
+  private openTranslatedStream(prepared: TranslatedCall, signal: AbortSignal): Promise<ChatStream> {
     const { call, chat } = prepared;
     return call.provider.chatCompletionStream({ ...chat, stream: true, stream_options: { include_usage: true } }, { requestId: call.caller.requestId, route: call.route, signal });
   }
 
   /** Relays a translated stream as Responses events (rules: responses-stream.ts); charged once, stored at its end. */
-  relayTranslated(prepared: TranslatedCall, stream: ChatStream): AsyncGenerator<string> {
+  private relayTranslated(prepared: TranslatedCall, stream: ChatStream): AsyncGenerator<string> {
     return relayTranslatedStream(this, prepared, stream, (error) => this.dependencies.report(error, 'storing a streamed response failed'));
   }
 
   /** Relays a pass-through stream as the vendor sent it (rules: responses-stream.ts); charged once, its id recorded. */
-  relayPassthrough(prepared: PassthroughCall, upstream: UpstreamResponse): AsyncGenerator<string> {
+  private relayPassthrough(prepared: PassthroughCall, upstream: UpstreamResponse): AsyncGenerator<string> {
     return relayPassthroughStream(this, prepared, upstream, (error) => this.dependencies.report(error, 'recording a streamed response failed'));
   }
 
   /** Sends a pass-through request; the caller reads (non-stream) or relays (stream) the body. */
-  sendPassthrough(prepared: PassthroughCall, stream: boolean, signal?: AbortSignal): Promise<UpstreamResponse> {
+  private sendPassthrough(prepared: PassthroughCall, stream: boolean, signal?: AbortSignal): Promise<UpstreamResponse> {
     return prepared.client.create(prepared.body, { requestId: prepared.call.caller.requestId, stream, signal, route: prepared.call.route, channel: prepared.channel });
   }
 
   /** A non-stream pass-through answer: charged from its usage, its id recorded; the vendor's bytes unless retirement rewrites. */
-  async completePassthrough(prepared: PassthroughCall, response: UpstreamResponse): Promise<string> {
+  private async completePassthrough(prepared: PassthroughCall, response: UpstreamResponse): Promise<string> {
     const text = await response.body.text();
     let parsed: JsonObject;
     try {
@@ -174,7 +255,7 @@ export class ResponsesService {
       id: prepared.context.id,
       owner: ownerOf(prepared.call.caller),
       keyId: prepared.call.caller.key.id,
-      model: prepared.request.model,
+      model: prepared.call.resolution.served.id,
       provider: prepared.call.resolution.served.provider,
       channel: prepared.call.route.channel,
       translated: true,
@@ -190,7 +271,7 @@ export class ResponsesService {
       id,
       owner: ownerOf(prepared.call.caller),
       keyId: prepared.call.caller.key.id,
-      model: prepared.request.model,
+      model: prepared.call.resolution.served.id,
       provider: prepared.call.resolution.served.provider,
       channel: prepared.call.route.channel,
       translated: false,

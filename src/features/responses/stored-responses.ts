@@ -12,8 +12,12 @@ export interface StoredResponse {
   /** The account whose key made it: the key's org for a business key, else its user. */
   owner: AccountRef;
   keyId: string;
-  /** The model the client asked for. */
+  /**
+   * The model that served it: the one asked for, its retirement analogue, or a fallback (a follow-up naming the asked model
+   * is served by that fallback again). Rows written before fallbacks applied here name the model asked for.
+   */
   model: string;
+  /** The provider of the served model, whose vendor account keeps a passed-through response. */
   provider: string;
   /** The channel that made it (its vendor account holds a passed-through response); null before channels or when unknown. */
   channel: string | null;
