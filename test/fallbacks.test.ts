@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import { errorA, postRaw, sseData, type JsonRecord, type RawResponse } from './helpers/e2e.ts';
+import { transcriptionText } from '../simulator/server.ts';
+import { errorA, postRaw, readRaw, sseData, type JsonRecord, type RawResponse } from './helpers/e2e.ts';
 import { micros, startTestGateway, type TestGateway } from './helpers/gateway.ts';
 import { assertChargedOnce, putPool, requestRows, type RequestRow } from './helpers/channels.ts';
+import { perMinuteMicros, wavOfSeconds } from './helpers/tasks.ts';
 
 /**
- * Model fallbacks on /v1/responses (pass-through and translated, stream and not) and /v1/moderations (DESIGN §12): when
+ * Model fallbacks on /v1/responses (pass-through and translated, stream and not), /v1/moderations and synchronous
+ * /v1/audio/transcriptions (DESIGN §12): when
  * every channel of the asked model fails, the next fallback serves, in the mode its own model needs; the client gets its
  * answer, the request is charged once at the model that served, its log row shows `servedModel` with that model's provider
  * and channel and every attempt; a follow-up pinned by `previous_response_id` never falls back. One simulator stands in
@@ -33,7 +36,7 @@ function fallbackCost(usage: Usage): bigint {
   return costMicros(usage.input_tokens, 10_000n) + costMicros(usage.output_tokens, 30_000n);
 }
 
-describe('fallbacks on /v1/responses and /v1/moderations', () => {
+describe('fallbacks on /v1/responses, /v1/moderations and /v1/audio/transcriptions', () => {
   let gw: TestGateway;
   let key: string;
   let userId: string;
@@ -49,7 +52,7 @@ describe('fallbacks on /v1/responses and /v1/moderations', () => {
    * A fresh asked model on a two-channel provider with a pass-through fallback on another provider (and, when asked, a
    * Claude fallback first on an Anthropic-format one). Fresh per test: every channel starts healthy.
    */
-  async function pool(options: { claude?: boolean; kind?: 'chat' | 'moderation' } = {}): Promise<{ main: string; spare: string; claudeProvider: string; asked: string; fallback: string; claude: string }> {
+  async function pool(options: { claude?: boolean; kind?: 'chat' | 'moderation' | 'transcription' } = {}): Promise<{ main: string; spare: string; claudeProvider: string; asked: string; fallback: string; claude: string }> {
     const n = ++pools;
     const names = { main: `main${n}`, spare: `spare${n}`, claudeProvider: `claude${n}`, asked: `asked-${n}`, fallback: `fallback-${n}`, claude: `claude-fallback-${n}` };
     const kind = options.kind ?? 'chat';
@@ -311,5 +314,92 @@ describe('fallbacks on /v1/responses and /v1/moderations', () => {
       const { provider, upstreamModel, fallbacks } = original.body as { provider: string; upstreamModel: string; fallbacks?: string[] };
       await retype('text-moderation-latest', { provider, upstreamModel, fallbacks: fallbacks ?? [] });
     }
+  });
+  /** 45 s of audio: the WAV header and the vendor (simulator) agree on it. */
+  const AUDIO_SECONDS = 45;
+  const AUDIO = wavOfSeconds(AUDIO_SECONDS);
+
+  /** A synchronous transcription (multipart, as the official SDKs send it). */
+  async function transcribe(fields: Record<string, string>): Promise<RawResponse> {
+    const form = new FormData();
+    form.set('file', new Blob([new Uint8Array(AUDIO)], { type: 'audio/wav' }), 'speech.wav');
+    for (const [name, value] of Object.entries(fields)) form.set(name, value);
+    return readRaw(await fetch(`${gw.url}/v1/audio/transcriptions`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form }));
+  }
+
+  /**
+   * A transcription model asked for on a failing two-channel provider, priced per minute, with `whisper-1` upstream as its
+   * fallback; with `anthropicFirst`, a transcription model on an Anthropic-format provider (no media client) comes first.
+   */
+  async function transcriptionPool(options: { anthropicFirst?: boolean } = {}): Promise<Awaited<ReturnType<typeof pool>>> {
+    const names = await pool({ kind: 'transcription' });
+    // whisper-1 at the vendor reports the audio's duration: the charge is the fallback's price for those seconds.
+    await retype(names.fallback, { cost_minute: '0.0060', upstreamModel: 'whisper-1' });
+    const fallbacks = [names.fallback];
+    if (options.anthropicFirst) {
+      const put = await gw.admin('PUT', `/providers/${names.claudeProvider}`, { type: 'anthropic', channels: [{ id: 'k', baseUrl: gw.simulator.url, apiKey: `sk-${names.claudeProvider}-k` }] });
+      assert.equal(put.status, 200, JSON.stringify(put.body));
+      const model = await gw.admin('PUT', `/models/${names.claude}`, { kind: 'transcription', provider: names.claudeProvider, upstreamModel: CLAUDE_UPSTREAM, cost_minute: '0.0200' });
+      assert.equal(model.status, 200, JSON.stringify(model.body));
+      fallbacks.unshift(names.claude);
+    }
+    await retype(names.asked, { cost_minute: '0.0100', fallbacks });
+    return names;
+  }
+
+  test("transcriptions: every channel of the model failing, its fallback transcribes the same audio; billed per minute at its price, once; logged with servedModel", async () => {
+    // First in line, a transcription model on an Anthropic-format provider: it has no media client, so it is skipped.
+    const { main, spare, asked, fallback } = await transcriptionPool({ anthropicFirst: true });
+    failPrimary('/v1/audio/transcriptions', 2);
+    const served = await transcribe({ model: asked });
+    assert.equal(served.status, 200, served.text);
+    const body = served.json as { text: string; usage: { type: string; seconds: number; total_cost: number } };
+    assert.equal(body.text, transcriptionText(AUDIO.length), 'the whole file was sent again to the fallback');
+    assert.deepEqual([body.usage.type, body.usage.seconds], ['duration', AUDIO_SECONDS]);
+    assert.deepEqual([callsOf(main, 'a', '/v1/audio/transcriptions'), callsOf(main, 'b', '/v1/audio/transcriptions'), callsOf(spare, 'c', '/v1/audio/transcriptions')], [1, 1, 1]);
+    assert.match(gw.simulator.lastRequest('/v1/audio/transcriptions')?.body ?? '', /name="model"\r\n\r\nwhisper-1\r\n/);
+    const expected = perMinuteMicros('0.0060', AUDIO_SECONDS);
+    assert.equal(micros(body.usage.total_cost), expected, 'billed at the fallback');
+    assert.equal(micros(served.headers.get('x-tollgate-cost') ?? 'missing'), expected);
+
+    // A plain-text answer is priced on the file's own length, at the model that served.
+    failPrimary('/v1/audio/transcriptions', 2);
+    const text = await transcribe({ model: asked, response_format: 'text' });
+    assert.equal(text.status, 200, text.text);
+    assert.equal(text.text, `${transcriptionText(AUDIO.length)}\n`);
+    assert.equal(micros(text.headers.get('x-tollgate-cost') ?? 'missing'), expected);
+
+    const rows = await rowsOf(asked);
+    assert.deepEqual(shown(rows), [
+      [asked, fallback, spare, 'c', 3, 200, false],
+      [asked, fallback, spare, 'c', 3, 200, false],
+    ]);
+    const charges = await assertChargedOnce(gw, userId, rows);
+    assert.deepEqual(rows.map((row) => charges.get(row.id)), [expected, expected]);
+    const ledgerModels = await gw.storage.db.selectFrom('ledger').select('model').where('request_id', 'in', rows.map((row) => row.id)).execute();
+    assert.deepEqual(ledgerModels.map((row) => row.model), [fallback, fallback]);
+  });
+
+  test('transcriptions: every model failing is the endpoint error (502, 429 when all are rate-limited), in shape A; nothing charged', async () => {
+    const { asked, fallback } = await transcriptionPool();
+    const before = await gw.balance({ userId });
+    gw.simulator.addFault({ status: 500, times: 3, match: { path: '/v1/audio/transcriptions' } });
+    const failed = await transcribe({ model: asked });
+    assert.equal(failed.status, 502, failed.text);
+    assert.equal(errorA(failed.json).type, 'upstream_error');
+
+    const limited = await transcriptionPool();
+    gw.simulator.addFault({ status: 429, headers: { 'retry-after': '30' }, times: 3, match: { path: '/v1/audio/transcriptions' } });
+    const rateLimited = await transcribe({ model: limited.asked });
+    assert.equal(rateLimited.status, 429, rateLimited.text);
+    assert.equal(errorA(rateLimited.json).type, 'rate_limit_error');
+    assert.equal(await gw.balance({ userId }), before, 'not charged');
+
+    const rows = [...(await rowsOf(asked)), ...(await rowsOf(limited.asked))];
+    assert.deepEqual(rows.map((row) => [row.servedModel, row.attempts, row.status, micros(row.cost)]), [
+      [fallback, 3, 502, 0n],
+      [limited.fallback, 3, 429, 0n],
+    ]);
+    await assertChargedOnce(gw, userId, rows);
   });
 });

@@ -68,6 +68,11 @@ export class ProviderRegistry {
     return (built.passthrough ??= new AnthropicPassthrough(id, built.client));
   }
 
+  /** Whether `media(id)` has a client: the provider exists and is of the `openai` type. */
+  hasMedia(id: string): boolean {
+    return this.built.get(id)?.record.type === 'openai';
+  }
+
   /** The media client (images, speech, video, transcription) of an `openai`-type provider. */
   media(id: string): OpenAiMedia {
     const built = this.built.get(id);

@@ -3,6 +3,7 @@ import { invalidParam } from '../../core/errors.ts';
 import { audioSeconds } from '../../lib/audio-duration.ts';
 import { costNumbers, emptyUsage, priceSeconds } from '../billing/pricing.ts';
 import type { Resolution } from '../catalog/retirement.ts';
+import { withFallbacks } from '../inference/fallbacks.ts';
 import { authoriseModelCall, chargeCall, type Caller, type ModelCallDependencies } from '../inference/model-call.ts';
 import type { Task } from './task.ts';
 import type { TasksService } from './tasks-service.ts';
@@ -53,7 +54,8 @@ function billedSeconds(body: string, contentType: string, file: Buffer): number 
 
 /**
  * POST /v1/audio/transcriptions behind the route: checks the form, then either transcribes at once (authorised, sent to the
- * serving model's vendor, charged per second of audio) or creates an asynchronous transcription task.
+ * serving model's vendor — or, when every channel of it fails, to its fallbacks — and charged per second of audio at the
+ * model that served) or creates an asynchronous transcription task (tasks never fall back).
  */
 export class TranscriptionService {
   constructor(
@@ -73,8 +75,18 @@ export class TranscriptionService {
     const call = await authoriseModelCall(this.calls, caller, { model, endpoint: 'audio.transcriptions', kinds: ['transcription'], useWalletBalance });
     const vendorFields: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(input.fields)) if (VENDOR_FIELDS.has(name)) vendorFields[name] = value;
-    vendorFields.model = call.resolution.served.upstreamModel;
-    const response = await this.calls.providers.media(call.resolution.served.provider).transcribe(vendorFields, file, { requestId: caller.requestId, route: call.route });
+    // When every channel of the model fails, its fallbacks (those on an OpenAI-format provider: a media client) are tried
+    // in turn, each sent the same form again (the file is held as a buffer); the attempt reads the served model, so a
+    // rebind has nothing more to point; the charge follows the model that served.
+    const response = await withFallbacks(
+      this.calls,
+      call,
+      () => {
+        const served = call.resolution.served;
+        return this.calls.providers.media(served.provider).transcribe({ ...vendorFields, model: served.upstreamModel }, file, { requestId: caller.requestId, route: call.route });
+      },
+      { accepts: (fallback) => this.calls.providers.hasMedia(fallback.provider), rebind: () => {} },
+    );
     const cost = priceSeconds(call.resolution.billed, billedSeconds(response.body, response.contentType, file.data));
     chargeCall(this.calls, call, cost, emptyUsage(), 'audio.transcriptions');
     if (!response.contentType.includes('json')) return { type: 'answer', resolution: call.resolution, contentType: response.contentType, body: response.body };
