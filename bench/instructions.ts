@@ -1,4 +1,4 @@
-// `npm run bench:instructions [-- --requests N] [-- --warm-up N] [-- --top N]` (issues 12 and 16): the instructions a chat
+// `npm run bench:instructions [-- --requests N] [-- --warm-up N] [-- --top N] [-- --rounds N]` (issues 12 and 16): the instructions a chat
 // call costs the gateway, with the request log on and off, counted by valgrind's callgrind. Instructions do not depend on
 // what else the machine is doing: on this shared two-core machine one saturation run's CPU per request moves ±15 % from
 // the next, more than the request log's whole cost, while two callgrind runs of the same build agree within ~2 %.
@@ -33,10 +33,12 @@ interface Options {
   requests: number;
   warmUp: number;
   top: number;
+  /** Fresh pairs counted one after another: their spread is the tool's own precision. */
+  rounds: number;
 }
 
 function parseArguments(argv: readonly string[]): Options {
-  const options: Options = { requests: 4_000, warmUp: 6_000, top: 0 };
+  const options: Options = { requests: 4_000, warmUp: 6_000, top: 0, rounds: 1 };
   for (let index = 0; index < argv.length; index++) {
     const argument = argv[index];
     if (argument === '--') continue;
@@ -44,11 +46,13 @@ function parseArguments(argv: readonly string[]): Options {
     if (argument === '--requests') options.requests = value;
     else if (argument === '--warm-up') options.warmUp = value;
     else if (argument === '--top') options.top = value;
-    else throw new Error(`unknown argument "${argument ?? ''}" (--requests N, --warm-up N, --top N)`);
+    else if (argument === '--rounds') options.rounds = value;
+    else throw new Error(`unknown argument "${argument ?? ''}" (--requests N, --warm-up N, --top N, --rounds N)`);
     index++;
     if (!Number.isInteger(value) || value < 0) throw new Error(`${argument} takes a whole number`);
   }
   if (options.requests < 100) throw new Error('--requests ≥ 100');
+  if (options.rounds < 1) throw new Error('--rounds ≥ 1');
   return options;
 }
 
@@ -176,21 +180,36 @@ async function run(options: Options): Promise<void> {
   const simulator = await startSimulator(ROOT, 20);
   await simulator.configure({ latencyMs: 0, chunkDelayMs: 0 });
   console.error(`counting: ${options.warmUp} calls of warm-up, then ${options.requests} (non-stream chat, ${CONNECTIONS} connections), log on and off side by side`);
-  const basePort = 20_000 + Math.floor(Math.random() * 20_000);
-  const [on, off] = await Promise.all([countInstructions(simulator, true, options, basePort), countInstructions(simulator, false, options, basePort + 1)]);
-  const share = (a: number, b: number): string => `${(((a - b) / b) * 100).toFixed(1)} %`;
+  const share = (a: number, b: number): number => ((a - b) / b) * 100;
+  const percent = (value: number): string => `${value.toFixed(1)} %`;
+  const pairs: Array<{ on: Count; off: Count }> = [];
+  for (let round = 0; round < options.rounds; round++) {
+    const basePort = 20_000 + Math.floor(Math.random() * 20_000);
+    const [on, off] = await Promise.all([countInstructions(simulator, true, options, basePort), countInstructions(simulator, false, options, basePort + 1)]);
+    pairs.push({ on, off });
+  }
   console.log(`\n| instructions per chat call | log on | log off | the log's share |\n|---|---:|---:|---:|`);
-  console.log(`| main thread | ${thousands(on.main)} | ${thousands(off.main)} | ${share(on.main, off.main)} |`);
-  console.log(`| all threads | ${thousands(on.all)} | ${thousands(off.all)} | ${share(on.all, off.all)} |`);
-  if (options.top > 0 && on.mainDump && off.mainDump) {
-    const a = functionCounts(on.mainDump, options.requests);
-    const b = functionCounts(off.mainDump, options.requests);
+  for (const [index, { on, off }] of pairs.entries()) {
+    const round = pairs.length > 1 ? ` (round ${index + 1})` : '';
+    console.log(`| main thread${round} | ${thousands(on.main)} | ${thousands(off.main)} | ${percent(share(on.main, off.main))} |`);
+    console.log(`| all threads${round} | ${thousands(on.all)} | ${thousands(off.all)} | ${percent(share(on.all, off.all))} |`);
+  }
+  if (pairs.length > 1) {
+    const shares = pairs.map(({ on, off }) => share(on.main, off.main)).sort((a, b) => a - b);
+    const middle = shares.length >> 1;
+    const median = shares.length % 2 === 1 ? shares[middle]! : (shares[middle - 1]! + shares[middle]!) / 2;
+    console.log(`\nmain thread, the log's share over ${pairs.length} fresh pairs: median ${percent(median)} (${shares.map(percent).join(', ')})`);
+  }
+  const last = pairs.at(-1)!;
+  if (options.top > 0 && last.on.mainDump && last.off.mainDump) {
+    const a = functionCounts(last.on.mainDump, options.requests);
+    const b = functionCounts(last.off.mainDump, options.requests);
     const names = [...new Set([...a.keys(), ...b.keys()])];
     const rows = names.map((name) => ({ name, on: a.get(name) ?? 0, off: b.get(name) ?? 0 })).sort((x, y) => Math.abs(y.on - y.off) - Math.abs(x.on - x.off));
-    console.log(`\n| main thread, native functions' own instructions | log on | log off | difference |\n|---|---:|---:|---:|`);
+    console.log(`\n| main thread, native functions' own instructions${pairs.length > 1 ? ' (last round)' : ''} | log on | log off | difference |\n|---|---:|---:|---:|`);
     for (const row of rows.slice(0, options.top)) console.log(`| ${row.name.slice(0, 110)} | ${Math.round(row.on)} | ${Math.round(row.off)} | ${Math.round(row.on - row.off)} |`);
   }
-  for (const count of [on, off]) rmSync(count.directory, { recursive: true, force: true });
+  for (const { on, off } of pairs) for (const count of [on, off]) rmSync(count.directory, { recursive: true, force: true });
 }
 
 installExitHandlers();
