@@ -1,7 +1,10 @@
 // `npm run bench:instructions [-- --requests N] [-- --warm-up N] [-- --top N] [-- --rounds N]` (issues 12 and 16): the instructions a chat
-// call costs the gateway, with the request log on and off, counted by valgrind's callgrind. Instructions do not depend on
-// what else the machine is doing: on this shared two-core machine one saturation run's CPU per request moves ±15 % from
-// the next, more than the request log's whole cost, while two callgrind runs of the same build agree within ~2 %.
+// call costs the gateway, with the request log on and off, counted by valgrind's callgrind. Instructions depend less on
+// what else the machine is doing than seconds: on this shared two-core machine one saturation run's CPU per request moves
+// ±15 % from the next, more than the request log's whole cost, while a callgrind count of the same build moves ~2 % of the
+// main thread's instructions. Not nothing: the batch writers flush by the clock, so how fast valgrind runs (the machine's
+// other load) sets their batch sizes — the log's share read 3.5 % in one run beside other work and 7.2–9.3 % in three
+// rounds after. `--rounds N` counts N fresh pairs and prints their median and spread.
 //
 // Each gateway runs as `npm start` runs it (the bundle, its node flags), under callgrind (~100× slower), both at once (a
 // valgrind process runs one thread at a time). After a warm-up the counters are zeroed (just after a batch was written),
