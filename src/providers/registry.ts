@@ -76,7 +76,7 @@ export class ProviderRegistry {
   /** The media client (images, speech, video, transcription) of an `openai`-type provider. */
   media(id: string): OpenAiMedia {
     const built = this.built.get(id);
-    if (!built || built.record.type !== 'openai') throw new GatewayError('upstream_error', `No OpenAI-format provider '${id}' is configured for this media model.`);
+    if (!built || !this.hasMedia(id)) throw new GatewayError('upstream_error', `No OpenAI-format provider '${id}' is configured for this media model.`);
     return (built.media ??= new OpenAiMedia(id, built.client));
   }
 
