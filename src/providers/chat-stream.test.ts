@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { request } from 'undici';
 import type { ChatStreamEvent } from '../core/chat-types.ts';
-import type { UpstreamResponse } from './http-client.ts';
+import { HttpClient, type UpstreamResponse } from './http-client.ts';
 import { openChatStream } from './chat-stream.ts';
 import { readServerSentEvents } from './sse-reader.ts';
+import { UpstreamError } from './upstream-error.ts';
 
 /**
  * A vendor whose streaming answers stay open until the test writes or ends them, over real HTTP (undici, as the gateway
@@ -42,13 +42,15 @@ async function* frames(body: UpstreamResponse['body']): AsyncGenerator<ChatStrea
 describe('ChatStream (openChatStream)', () => {
   const vendor = streamingVendor();
   let opened = 0;
-  const connect = async (signal: AbortSignal | undefined): Promise<UpstreamResponse> => {
+  // The gateway's own client: its body (read straight from undici's dispatcher) is what every stream reads.
+  const http = new HttpClient(5_000);
+  const connect = (signal: AbortSignal | undefined): Promise<UpstreamResponse> => {
     opened += 1;
-    const { statusCode, headers, body } = await request(vendor.url(), { method: 'POST', body: '{}', ...(signal ? { signal } : {}) });
-    return { status: statusCode, headers, body } as unknown as UpstreamResponse;
+    return http.send(vendor.url(), { headers: {}, body: '{}', signal });
   };
   before(() => new Promise<void>((resolve) => vendor.server.listen(0, '127.0.0.1', resolve)));
-  after(() => {
+  after(async () => {
+    await http.close();
     vendor.server.closeAllConnections();
     return new Promise<void>((resolve) => vendor.server.close(() => resolve()));
   });
@@ -98,7 +100,7 @@ describe('ChatStream (openChatStream)', () => {
     assert.match(String(await outcome), /aborted/, 'the reader learns the stream was cut');
 
     const before = vendor.count();
-    await assert.rejects(openChatStream(AbortSignal.abort(), connect, frames), { name: 'AbortError' });
+    await assert.rejects(openChatStream(AbortSignal.abort(), connect, frames), (error: unknown) => error instanceof UpstreamError && /aborted/.test(error.message));
     assert.equal(vendor.count(), before, 'no request reached the vendor');
   });
 });

@@ -103,6 +103,122 @@ describe('HttpClient.sendForText: the whole-answer path gives what send + readin
   });
 });
 
+describe('HttpClient.send: a 2xx body read as it arrives', () => {
+  let server: Server;
+  let origin: string;
+  const routes = new Map<string, Route>();
+  const client = new HttpClient(5_000);
+  /** What the vendor saw of the last /v1/big answer: bytes it got written, and whether the gateway dropped it early. */
+  const big = { written: 0, closedEarly: undefined as Promise<boolean> | undefined };
+  // The alphabet over and over, in pieces of a whole number of alphabets (~64 KB), ~48 MB in all.
+  const PIECE = Buffer.alloc(26 * 2520, 'abcdefghijklmnopqrstuvwxyz');
+  const BIG_BYTES = PIECE.length * 768;
+
+  before(async () => {
+    server = createServer((request, response) => {
+      request.resume();
+      request.on('end', () => routes.get(request.url ?? '')?.(request, '', response));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    routes.set('/v1/big', (_request, _body, response) => {
+      big.written = 0;
+      big.closedEarly = new Promise((resolve) => response.on('close', () => resolve(!response.writableFinished)));
+      response.writeHead(200, { 'content-type': 'application/octet-stream' });
+      // As fast as the socket takes it: a write that returns false waits for 'drain', as a vendor's server does.
+      const pump = (): void => {
+        while (big.written < BIG_BYTES && !response.destroyed) {
+          big.written += PIECE.length;
+          if (!response.write(PIECE)) return void response.once('drain', pump);
+        }
+        if (!response.destroyed) response.end();
+      };
+      pump();
+    });
+    routes.set('/v1/cut', (_request, _body, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.write('data: one\n\n');
+      setTimeout(() => response.socket?.destroy(), 20);
+    });
+    routes.set('/v1/words', (_request, _body, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.write('{"word":"caf');
+      setTimeout(() => response.end('é"}'), 5);
+    });
+    routes.set('/v1/refused', (_request, _body, response) => {
+      response.writeHead(400, { 'content-type': 'application/json' });
+      response.write('{"error":');
+      setTimeout(() => response.end('{"message":"bad"}}'), 5);
+    });
+  });
+  after(async () => {
+    await client.close();
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  test('a reader slower than the vendor holds the vendor back (backpressure) and still gets every byte, in order', async () => {
+    const response = await client.send(`${origin}/v1/big`, { headers: {}, body: '{}' });
+    assert.equal(response.status, 200);
+    assert.equal(response.headers['content-type'], 'application/octet-stream');
+    let received = 0;
+    let inOrder = true;
+    let stalled = false;
+    for await (const chunk of response.body) {
+      // Each byte is the alphabet at its offset: a lost, doubled or reordered chunk breaks the sequence.
+      inOrder &&= chunk[0] === 97 + (received % 26);
+      received += chunk.length;
+      if (!stalled && received > 0) {
+        stalled = true;
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        // The gateway stopped reading the socket: the vendor could not write the answer out while the reader slept.
+        assert.ok(big.written < BIG_BYTES / 2, `the vendor wrote ${big.written} of ${BIG_BYTES} bytes while nothing was read`);
+      }
+    }
+    assert.equal(received, BIG_BYTES);
+    assert.ok(inOrder, 'every chunk continues where the last one ended');
+    assert.equal(await big.closedEarly, false);
+    assert.equal(response.body.destroyed, true, 'read to its end');
+  });
+
+  test('destroy() before the end drops the request at once; reads after it end the body, and destroying again is harmless', async () => {
+    const response = await client.send(`${origin}/v1/big`, { headers: {}, body: '{}' });
+    const iterator = response.body[Symbol.asyncIterator]();
+    assert.equal((await iterator.next()).done, false);
+    response.body.destroy();
+    assert.equal(response.body.destroyed, true);
+    assert.equal(await big.closedEarly, true, 'the vendor saw the request dropped');
+    assert.deepEqual(await iterator.next(), { done: true, value: undefined });
+    response.body.destroy();
+    assert.throws(() => response.body[Symbol.asyncIterator](), /only once/);
+  });
+
+  test('a body that breaks off: the chunks before the break, then its error', async () => {
+    const response = await client.send(`${origin}/v1/cut`, { headers: {}, body: '{}' });
+    const seen: string[] = [];
+    const failure = await (async () => {
+      for await (const chunk of response.body) seen.push(chunk.toString('utf8'));
+    })().then(() => undefined, (error: unknown) => error);
+    assert.deepEqual(seen, ['data: one\n\n']);
+    assert.ok(failure instanceof Error, 'the break is an error, not a quiet end');
+  });
+
+  test('text() and json() read a 2xx body whole (a character split between chunks included); arrayBuffer() its bytes', async () => {
+    assert.deepEqual(await (await client.send(`${origin}/v1/words`, { headers: {}, body: '{}' })).body.json(), { word: 'café' });
+    assert.equal(await (await client.send(`${origin}/v1/words`, { headers: {}, body: '{}' })).body.text(), '{"word":"café"}');
+    const bytes = await (await client.send(`${origin}/v1/words`, { headers: {}, body: '{}' })).body.arrayBuffer();
+    assert.deepEqual(Buffer.from(bytes), Buffer.from('{"word":"café"}'));
+  });
+
+  test('a non-2xx answer is read whole and thrown as UpstreamError; no body is handed out', async () => {
+    const error = await client.send(`${origin}/v1/refused`, { headers: {}, body: '{}' }).catch((failure: unknown) => failure);
+    assert.ok(error instanceof UpstreamError);
+    assert.equal(error.status, 400);
+    assert.equal(error.body, '{"error":{"message":"bad"}}');
+    assert.equal(error.failsOver, false);
+  });
+});
+
 test('operationOf labels a path without its ids, and the same URL twice the same way', () => {
   assert.equal(operationOf('https://api.example.com/v1/videos/video_6f2/content?x=1'), 'videos/:id/content');
   assert.equal(operationOf('https://api.example.com/v1/chat/completions'), 'chat/completions');

@@ -1,9 +1,9 @@
-import type { Readable } from 'node:stream';
 import type { EventSourceMessage } from 'eventsource-parser';
 import type { JsonObject } from '../../core/chat-types.ts';
 import { decodeJsonText, escapedStringValues, escapeJsonText } from '../../lib/json-scan.ts';
 import { extended } from '../../lib/objects.ts';
 import { sseFrame } from '../../lib/sse-writer.ts';
+import type { UpstreamBody } from '../../providers/http-client.ts';
 import { readServerSentEvents } from '../../providers/sse-reader.ts';
 import type { MessagesService, PreparedMessages } from './messages.ts';
 import { relayStream, type RelayDialect } from './stream-relay.ts';
@@ -70,7 +70,7 @@ class MessagesRelay implements RelayDialect<EventSourceMessage> {
 }
 
 /** Relays a Messages stream frame by frame as it arrives; the charge is booked once when the relay ends for any reason. */
-export function relayMessagesStream(service: MessagesService, prepared: PreparedMessages, body: Readable): AsyncGenerator<string> {
+export function relayMessagesStream(service: MessagesService, prepared: PreparedMessages, body: UpstreamBody): AsyncGenerator<string> {
   const close = (): void => {
     if (!body.destroyed) body.destroy();
   };

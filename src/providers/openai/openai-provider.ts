@@ -69,9 +69,9 @@ export class OpenAiProvider implements Provider {
  * top-level usage object parsed alone), unless it carries what must be read as JSON: an error, tool calls.
  */
 function openAiStreamEvents(body: UpstreamResponse['body']): AsyncGenerator<ChatStreamEvent> {
-  // After `[DONE]` the body is read to its end (the vendor ends it there) rather than left: leaving a Readable's loop before
-  // its end destroys it with a new AbortError (a stack trace), at the end of every stream. A body that breaks off after
-  // `[DONE]` lost nothing: the stream was complete.
+  // After `[DONE]` the body is read to its end (the vendor ends it there) rather than left: leaving the loop before its end
+  // aborts the request, and the pool would lose a connection it can reuse. A body that breaks off after `[DONE]` lost
+  // nothing: the stream was complete.
   let done = false;
   const event = ({ data }: { data: string }): ChatStreamEvent | undefined => {
     if (done) return undefined;
