@@ -23,6 +23,9 @@ interface InsertedRow {
 const tableOf = (account: AccountRef): 'users' | 'orgs' => (account.type === 'user' ? 'users' : 'orgs');
 
 const LEDGER_COLUMNS = 'id, account_type, account_id, amount_nano, kind, request_id, model, description, created_at, key_id';
+const LEDGER_COLUMN_NAMES = LEDGER_COLUMNS.split(',').map((column) => column.trim());
+/** Text columns whose value mostly repeats between a batch's entries (SqliteBatchInsert's `repeated`): the same accounts, keys and models. */
+const LEDGER_REPEATED_AT = ['account_type', 'account_id', 'kind', 'model', 'description', 'key_id'].map((column) => LEDGER_COLUMN_NAMES.indexOf(column));
 /** Appends an entry's values in LEDGER_COLUMNS' order. */
 function pushLedgerValues(values: unknown[], entry: LedgerEntry): void {
   values.push(entry.id, entry.account.type, entry.account.id, entry.amount, entry.kind, entry.requestId, entry.model, entry.description, entry.createdAt, entry.keyId ?? null);
@@ -42,7 +45,14 @@ export class SqlLedgerRepository implements LedgerRepository {
     this.postgres = db.getExecutor().adapter instanceof PostgresAdapter;
     this.insertEntry =
       !this.postgres && sqlite
-        ? new SqliteBatchInsert(sqlite, (values) => `insert into ledger (${LEDGER_COLUMNS}) ${values} on conflict (id) do nothing`, LEDGER_COLUMNS.split(',').length, pushLedgerValues)
+        ? new SqliteBatchInsert(
+            sqlite,
+            // `where true`: SQLite's grammar needs it between a SELECT's FROM and ON CONFLICT.
+            (source, valueOf) => `insert into ledger (${LEDGER_COLUMNS}) select ${LEDGER_COLUMN_NAMES.map((_, position) => valueOf(position)).join(', ')} from ${source} where true on conflict (id) do nothing`,
+            LEDGER_COLUMN_NAMES.length,
+            pushLedgerValues,
+            LEDGER_REPEATED_AT,
+          )
         : undefined;
   }
 

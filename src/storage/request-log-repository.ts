@@ -48,9 +48,10 @@ class SqliteStatements {
     this.rows = new SqliteBatchInsert(
       sqlite,
       // `where true`: SQLite's grammar needs it between a SELECT's FROM and ON CONFLICT.
-      (values) => `insert into request_log (${LOG_COLUMN_LIST}) select ${SQLITE_SELECT_LIST} from (${values}) where true on conflict (created_at, id) do nothing`,
+      (source, valueOf) => `insert into request_log (${LOG_COLUMN_LIST}) select ${sqliteSelectList(valueOf)} from ${source} where true on conflict (created_at, id) do nothing`,
       LOG_COLUMN_NAMES.length,
       pushSqliteTuple,
+      REPEATED_AT,
     );
     const counters = COUNTERS.map((column) => `${column} = usage_daily.${column} + excluded.${column}`).join(', ');
     this.upsertRollup = sqlite.prepare(
@@ -65,18 +66,21 @@ class SqliteStatements {
  * account_type as 1 (org) or 0 (user); account_id as null when it is the row's own user (a user's account), which
  * `coalesce` takes from user_id (account_id is never null); served_model as 0 when it is the model asked for, which the
  * select list takes from model (a real served_model is text or null, never 0). bench:instructions: ~2.4k a chat call.
+ * The strings that repeat from row to row (REPEATED_AT) go once a chunk (SqliteBatchInsert's `repeated`).
  */
-const SQLITE_SELECT_LIST = ((): string => {
-  // A VALUES list's columns are column1, column2 … in LOG_COLUMNS' order.
-  const value = (column: string): string => `column${LOG_COLUMN_NAMES.indexOf(column) + 1}`;
-  const list = LOG_COLUMN_NAMES.map(value);
-  list[ACCOUNT_TYPE_AT] = `iif(${value('account_type')}, 'org', 'user')`;
-  list[ACCOUNT_ID_AT] = `coalesce(${value('account_id')}, ${value('user_id')})`;
-  list[SERVED_MODEL_AT] = `iif(${value('served_model')} is 0, ${value('model')}, ${value('served_model')})`;
+function sqliteSelectList(valueOf: (position: number) => string): string {
+  const at = (column: string): number => LOG_COLUMN_NAMES.indexOf(column);
+  const list = LOG_COLUMN_NAMES.map((_, position) => valueOf(position));
+  list[ACCOUNT_TYPE_AT] = `iif(${valueOf(ACCOUNT_TYPE_AT)}, 'org', 'user')`;
+  list[ACCOUNT_ID_AT] = `coalesce(${valueOf(ACCOUNT_ID_AT)}, ${valueOf(at('user_id'))})`;
+  list[SERVED_MODEL_AT] = `iif(${valueOf(SERVED_MODEL_AT)} is 0, ${valueOf(at('model'))}, ${valueOf(SERVED_MODEL_AT)})`;
   return list.join(', ');
-})();
+}
 
-/** Appends a row's values for SQLITE_SELECT_LIST: pushTuple's, with the three encoded. */
+/** Text columns whose value mostly repeats between the rows of a batch: the same keys, models and routes, call after call. */
+const REPEATED_AT = ['account_id', 'key_id', 'user_id', 'org_id', 'endpoint', 'model', 'provider', 'channel'].map((column) => LOG_COLUMN_NAMES.indexOf(column));
+
+/** Appends a row's values for sqliteSelectList: pushTuple's, with the three encoded. */
 function pushSqliteTuple(values: unknown[], row: RequestLogRow): void {
   const at = values.length;
   pushTuple(values, row);

@@ -13,6 +13,7 @@ import { newId } from '../lib/ids.ts';
 import { SqlAccountsRepository } from './accounts-repository.ts';
 import { dropPostgresSchema, openStorage, reusingStatements, type Storage } from './database.ts';
 import { SqlKeysRepository } from './keys-repository.ts';
+import type { LedgerEntry } from '../features/billing/ledger.ts';
 import { SqlLedgerRepository } from './ledger-repository.ts';
 import { migrationProvider } from './migrations/index.ts';
 
@@ -113,6 +114,35 @@ for (const engine of engines) {
       assert.equal(await written.balance({ type: 'user', id }), total(batch), 'written a third time, nothing moves');
       assert.equal(await written.sum({ type: 'user', id }), total(batch), 'balance = Σ ledger');
       assert.equal((await written.entries({ type: 'user', id }, 200)).length, 70);
+    });
+
+    test("entries of every shape in one multi-row insert read back as written (values repeated from the chunk's first entry or not)", async () => {
+      // SQLite binds a chunk's repeated texts once and 0 in their place (SqliteBatchInsert's `repeated`): every mix of
+      // repeated, different and null values must land as it was.
+      const written = new SqlLedgerRepository(storage.db, storage.sqlite);
+      const userId = newId('user');
+      const orgId = newId('org');
+      await accounts.createUser({ id: userId, name: 'shapes' }, clock.now());
+      await accounts.createOrg({ id: orgId, name: 'shapes inc', ownerId: userId, promptCaching: false }, clock.now());
+      const kinds = ['charge', 'credit', 'refund'] as const;
+      const batch: LedgerEntry[] = Array.from({ length: 70 }, (_, index) => ({
+        id: newId('ledger'),
+        account: index % 4 === 1 ? { type: 'org' as const, id: orgId } : { type: 'user' as const, id: userId },
+        amount: index % 3 === 0 ? -(500n + BigInt(index)) : 100n + BigInt(index),
+        kind: kinds[index % 3]!,
+        requestId: index % 5 === 0 ? null : `req_shape_${index}`,
+        keyId: [undefined, null, 'key_a', 'key_b'][index % 4] as string | null | undefined,
+        model: [null, 'gpt-4o-mini', 'claude-sonnet-4-6'][index % 3]!,
+        description: index % 7 === 3 ? '' : index % 2 === 0 ? 'charge for a call' : 'top-up',
+        createdAt: clock.now() + index,
+      }));
+      await written.append(batch);
+      for (const account of [{ type: 'user' as const, id: userId }, { type: 'org' as const, id: orgId }]) {
+        const expected = batch.filter((entry) => entry.account.type === account.type).map((entry) => ({ ...entry, keyId: entry.keyId ?? null }));
+        const read = await written.entries(account, 200);
+        assert.deepEqual(read.sort((a, b) => a.createdAt - b.createdAt), expected, `${account.type}'s entries read back as written`);
+        assert.equal(await written.balance(account), expected.reduce((sum, entry) => sum + entry.amount, 0n));
+      }
     });
 
     test('amounts beyond 2^53 nano-units stay exact', async () => {
