@@ -54,7 +54,13 @@ async function openSecrets(config: Readonly<Config>, storage: Storage, logger: L
 /** Opens storage, secrets and the change bus, and picks the default providers (or starts the simulator). */
 export async function openRuntime(config: Readonly<Config>, options: { clock?: Clock; logger?: Logger; useSimulator?: boolean } = {}): Promise<Runtime> {
   const logger = options.logger ?? createLogger(config);
-  const storage = await openStorage(config.databaseUrl, { onConnectionError: (error) => logger.warn({ err: error }, 'database connection lost; reconnecting') });
+  const storage = await openStorage(config.databaseUrl, {
+    onConnectionError: (error) => logger.warn({ err: error }, 'database connection lost; reconnecting'),
+    backgroundCheckpoints: {
+      failed: (message) => logger.warn({ error: message }, 'background WAL checkpoint failed; the gateway checkpoints past 64 MB of log meanwhile'),
+      recovered: () => logger.info('background WAL checkpoints work again'),
+    },
+  });
   let secrets: Awaited<ReturnType<typeof openSecrets>>;
   try {
     secrets = await openSecrets(config, storage, logger);
