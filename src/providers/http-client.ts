@@ -131,16 +131,19 @@ export function parseJsonBody<T>(text: string): T {
 }
 
 /**
- * What both of the client's handlers share: the call's controller, the caller's abort signal wired to it (aborted before
- * the call is sent, it is never sent), and the answer's head.
+ * What both of the client's handlers share: the call's promise (`resolve` with its answer, `reject`), the call's
+ * controller, the caller's abort signal wired to it (aborted before the call is sent, it is never sent), and the answer's
+ * head.
  */
-abstract class CallHandler implements Dispatcher.DispatchHandler {
+abstract class CallHandler<Answer> implements Dispatcher.DispatchHandler {
   protected status = 0;
   protected headers: IncomingHttpHeaders = {};
   protected controller: Dispatcher.DispatchController | undefined;
   private readonly onAbort = (): void => this.controller?.abort(this.signal?.reason);
 
   constructor(
+    protected readonly resolve: (answer: Answer) => void,
+    protected readonly reject: (error: UpstreamError) => void,
     private readonly signal: AbortSignal | undefined,
     private readonly onHead: () => void,
   ) {}
@@ -170,17 +173,8 @@ const textOf = (chunks: readonly Buffer[]): string => (chunks.length === 1 ? chu
  * Collects one answer for `sendForText`: a 2xx resolves with its text, any other status rejects with UpstreamError as
  * `send` does, a transport failure or the caller's abort rejects through `transportError`.
  */
-class TextHandler extends CallHandler {
+class TextHandler extends CallHandler<UpstreamText> {
   private readonly chunks: Buffer[] = [];
-
-  constructor(
-    private readonly resolve: (text: UpstreamText) => void,
-    private readonly reject: (error: UpstreamError) => void,
-    signal: AbortSignal | undefined,
-    onHead: () => void,
-  ) {
-    super(signal, onHead);
-  }
 
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
     this.chunks.push(chunk);
@@ -226,7 +220,7 @@ const enum BodyState {
  * reaches the reader as the error of its next read, after the chunks that came before it; the caller's abort is one.
  * A non-2xx answer is read whole and rejects as UpstreamError, as `sendForText` does.
  */
-class BodyHandler extends CallHandler implements UpstreamBody, AsyncIterableIterator<Buffer> {
+class BodyHandler extends CallHandler<UpstreamResponse> implements UpstreamBody, AsyncIterableIterator<Buffer> {
   private state = BodyState.Head;
   private readonly queue: Buffer[] = [];
   private queuedBytes = 0;
@@ -234,15 +228,6 @@ class BodyHandler extends CallHandler implements UpstreamBody, AsyncIterableIter
   private iterated = false;
   private failure: unknown;
   private waiting: { resolve: (result: IteratorResult<Buffer>) => void; reject: (error: unknown) => void } | undefined;
-
-  constructor(
-    private readonly resolve: (response: UpstreamResponse) => void,
-    private readonly reject: (error: UpstreamError) => void,
-    signal: AbortSignal | undefined,
-    onHead: () => void,
-  ) {
-    super(signal, onHead);
-  }
 
   override onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
     super.onResponseStart(controller, statusCode, headers);
