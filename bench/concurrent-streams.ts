@@ -4,6 +4,7 @@
 import { Pool } from 'undici';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { readOneStream } from './one-connection.ts';
+import { PeakResidentSampler } from './process-stats.ts';
 import type { Target } from './targets.ts';
 
 export interface StreamsStep {
@@ -14,6 +15,8 @@ export interface StreamsStep {
   incomplete: number;
   seconds: number;
   passed: boolean;
+  /** Highest VmRSS of the target's process sampled while the step ran (bytes): the memory the goal at 1,000 streams names. */
+  rssPeak: number;
 }
 
 export interface StreamsResult {
@@ -22,7 +25,9 @@ export interface StreamsResult {
   steps: StreamsStep[];
 }
 
-async function runStep(target: Target, streams: number): Promise<StreamsStep> {
+async function runStep(target: Target, streams: number, rssSampleMs: number): Promise<StreamsStep> {
+  const sampler = new PeakResidentSampler(target.pid, rssSampleMs);
+  sampler.start();
   const pool = new Pool(target.origin, { connections: streams, pipelining: 1, headersTimeout: 30_000, bodyTimeout: 30_000 });
   let open = 0;
   let peakOpen = 0;
@@ -50,15 +55,16 @@ async function runStep(target: Target, streams: number): Promise<StreamsStep> {
   } finally {
     await pool.destroy();
   }
+  const rssPeak = sampler.stop();
   const passed = errors === 0 && incomplete === 0;
-  return { streams, peakOpen, errors, incomplete, seconds: (Date.now() - started) / 1000, passed };
+  return { streams, peakOpen, errors, incomplete, seconds: (Date.now() - started) / 1000, passed, rssPeak };
 }
 
-export async function measureConcurrentStreams(target: Target, steps: readonly number[], onStep: (step: StreamsStep) => void): Promise<StreamsResult> {
+export async function measureConcurrentStreams(target: Target, steps: readonly number[], rssSampleMs: number, onStep: (step: StreamsStep) => void): Promise<StreamsResult> {
   const results: StreamsStep[] = [];
   let held = 0;
   for (const streams of steps) {
-    const step = await runStep(target, streams);
+    const step = await runStep(target, streams, rssSampleMs);
     results.push(step);
     onStep(step);
     if (!step.passed) break;

@@ -71,10 +71,10 @@ export async function measureTarget(target: Target, simulator: SimulatorControl,
   log(`[${target.name}] first token: p50 ${ms(firstToken.firstToken.p50)}, p99 ${ms(firstToken.firstToken.p99)}, errors ${firstToken.errors}, incomplete ${firstToken.incomplete}`);
 
   const streams = await withSimulatorOptions(simulator, { chunkDelayMs: plan.streamChunkDelayMs }, { chunkDelayMs: 0 }, () =>
-    measureConcurrentStreams(target, plan.streamSteps, (step) =>
+    measureConcurrentStreams(target, plan.streamSteps, plan.rssSampleMs, (step) =>
       log(
         `[${target.name}] ${step.streams} streams at once: ${step.peakOpen} open together, errors ${step.errors}, incomplete ${step.incomplete}, ` +
-          `${step.seconds.toFixed(1)} s → ${step.passed ? 'pass' : 'fail'}`,
+          `RSS peak ${(step.rssPeak / 2 ** 20).toFixed(1)} MB, ${step.seconds.toFixed(1)} s → ${step.passed ? 'pass' : 'fail'}`,
       ),
     ),
   );

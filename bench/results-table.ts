@@ -4,6 +4,7 @@
 import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import type { BenchPlan } from './bench-plan.ts';
+import type { StreamsStep } from './concurrent-streams.ts';
 import type { TargetReport } from './measure-target.ts';
 import type { RateStep } from './paced-rate.ts';
 
@@ -21,7 +22,12 @@ const added = (value: number, base: number, isDirect: boolean): Value => (isDire
 const isDirect = (report: TargetReport): boolean => report.name === 'direct';
 const sustainedStep = (report: TargetReport): RateStep | undefined => report.sustained.steps.find((step) => step.offered === report.sustained.sustained);
 
+/** The stream step of that size, if the target got to it. */
+const streamsStep = (report: TargetReport, streams: number): StreamsStep | undefined => report.streams.steps.find((step) => step.streams === streams);
+const megabytes = (bytes: number | undefined): Value => (bytes === undefined ? undefined : bytes / MB);
+
 function rows(plan: BenchPlan): Row[] {
+  const mostStreams = Math.max(...plan.streamSteps);
   return [
     { measure: 'concurrency 1, round trip p50 (ms)', value: (r) => r.roundTrip.latency.p50, ratios: 'both' },
     { measure: 'concurrency 1, round trip p99 (ms)', value: (r) => r.roundTrip.latency.p99, ratios: 'both' },
@@ -43,7 +49,8 @@ function rows(plan: BenchPlan): Row[] {
     { measure: `**concurrent streams held** (tried ${plan.streamSteps.join(', ')})`, value: (r) => r.streams.held, ratios: 'both' },
     { measure: 'most streams open at the same moment', value: (r) => Math.max(0, ...r.streams.steps.filter((step) => step.passed).map((step) => step.peakOpen)), ratios: 'both' },
     { measure: 'RSS idle (MB) (direct: simulator)', value: (r) => r.memory.idle / MB, ratios: 'peer' },
-    { measure: '**RSS peak (MB)**', value: (r) => r.memory.peak / MB, ratios: 'peer' },
+    { measure: '**RSS peak, whole run (MB)**', value: (r) => r.memory.peak / MB, ratios: 'peer' },
+    { measure: `**RSS peak while ${mostStreams} streams are held (MB)**`, value: (r) => megabytes(streamsStep(r, mostStreams)?.rssPeak), ratios: 'peer' },
     { measure: `RSS ${plan.rssSettleSeconds} s after the load (MB)`, value: (r) => (r.memory.after === undefined ? undefined : r.memory.after / MB), ratios: 'peer' },
   ];
 }
