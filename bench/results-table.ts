@@ -51,7 +51,7 @@ function rows(plan: BenchPlan): Row[] {
     { measure: 'RSS idle (MB) (direct: simulator)', value: (r) => r.memory.idle / MB, ratios: 'peer' },
     { measure: '**RSS peak, whole run (MB)**', value: (r) => r.memory.peak / MB, ratios: 'peer' },
     { measure: `**RSS peak while ${mostStreams} streams are held (MB)**`, value: (r) => megabytes(streamsStep(r, mostStreams)?.rssPeak), ratios: 'peer' },
-    { measure: `RSS ${plan.rssSettleSeconds} s after the load (MB)`, value: (r) => (r.memory.after === undefined ? undefined : r.memory.after / MB), ratios: 'peer' },
+    { measure: `RSS ${plan.rssSettleSeconds} s after the load (MB)`, value: (r) => megabytes(r.memory.after), ratios: 'peer' },
   ];
 }
 

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { errorA } from './helpers/e2e.ts';
 import { startTestGateway, type TestGateway } from './helpers/gateway.ts';
 import { createCustomer, managementKey, signIn, type SignedInClient } from './helpers/management.ts';
 
@@ -121,7 +122,13 @@ for (const database of ['sqlite', 'postgres'] as const) {
           }
           const message = errorMessage(parsed);
           if (!message) failures.push(`${response.status} without a readable error: ${what} → ${text.slice(0, 200)}`);
-          else if (/^\/(admin|api)\/v1\//.test(url) && !(parsed as { error?: { type?: unknown } }).error?.type) failures.push(`${response.status} not in shape A: ${what} → ${text.slice(0, 200)}`);
+          else if (/^\/(admin|api)\/v1\//.test(url)) {
+            try {
+              errorA(parsed);
+            } catch {
+              failures.push(`${response.status} not in shape A: ${what} → ${text.slice(0, 200)}`);
+            }
+          }
         }
       };
       const doors = (path: string): Headers[] => {
