@@ -22,7 +22,7 @@ import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { childEnvironment, installExitHandlers, stopEverything } from './child-processes.ts';
-import { benchKeyHeaders, CHAT_BODY, CHAT_PATH, startSimulator, tollgateVariables, type SimulatorControl } from './targets.ts';
+import { benchKeyHeaders, CHAT_BODY, CHAT_PATH, npmStartNode, startSimulator, tollgateVariables, type SimulatorControl } from './targets.ts';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const CONNECTIONS = 8;
@@ -72,16 +72,17 @@ interface Count {
 async function countInstructions(simulator: SimulatorControl, requestLog: boolean, options: Options, port: number): Promise<Count> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tollgate-instructions-'));
   const directory = mkdtempSync(join(tmpdir(), 'tollgate-callgrind-'));
+  const asStarted = npmStartNode(ROOT);
   const environment = {
     ...childEnvironment(tollgateVariables(port, dataDir, simulator, requestLog)),
     // vgdb names its files after HOST: the gateway's own HOST setting is this address too.
     HOST: VGDB_HOST,
-    MALLOC_ARENA_MAX: '2',
+    ...asStarted.environment,
     ...STRETCHED_FLUSH,
   };
   const valgrind = ['--tool=callgrind', '--vgdb=yes', `--vgdb-prefix=${VGDB_PREFIX}`, '--smc-check=all-non-file', '--separate-threads=yes', `--callgrind-out-file=${directory}/callgrind.%p`];
-  // The node flags of `npm start` (package.json) and of bench/targets.ts.
-  const child = spawn('valgrind', [...valgrind, process.execPath, '--expose-gc', '--max-semi-space-size=8', 'dist/main.js'], { cwd: ROOT, env: environment, stdio: ['ignore', 'ignore', 'pipe'] });
+  // The node flags of `npm start` (package.json), as every bench tool uses them.
+  const child = spawn('valgrind', [...valgrind, process.execPath, ...asStarted.flags, 'dist/main.js'], { cwd: ROOT, env: environment, stdio: ['ignore', 'ignore', 'pipe'] });
   let output = '';
   child.stderr.on('data', (chunk: Buffer) => {
     output = (output + chunk.toString('utf8')).slice(-4_000);

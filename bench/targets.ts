@@ -92,6 +92,19 @@ export function tollgateVariables(port: number, dataDir: string, simulator: Simu
 }
 
 /**
+ * How `npm start` runs node (package.json's start script): its flags before `dist/main.js` and its environment settings
+ * (MALLOC_ARENA_MAX). Every bench tool starts the gateway with exactly these, so what it measures is what `npm start` serves.
+ */
+export function npmStartNode(root: string): { flags: string[]; environment: Record<string, string> } {
+  const start = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start ?? '';
+  const node = /\bnode ((?:--\S+ )*)dist\/main\.js/.exec(start);
+  if (!node) throw new Error(`package.json's start script does not run node on dist/main.js: ${start}`);
+  const environment: Record<string, string> = {};
+  for (const [, name, value] of start.matchAll(/\b([A-Z][A-Z0-9_]+)=(\S+)/g)) environment[name!] = value!;
+  return { flags: node[1]!.trim().split(' ').filter(Boolean), environment };
+}
+
+/**
  * Tollgate on the embedded default (SQLite in a fresh data folder), vendor OpenAI pointed at the external simulator. The
  * benchmark's key belongs to a user created through the admin API with a balance no run can exhaust.
  */
@@ -109,8 +122,9 @@ export async function startTollgate(
   const environment = childEnvironment(tollgateVariables(port, dataDir, simulator, requestLog));
   // Measured as `npm start` serves: the bundled build (no TypeScript loader in the process).
   execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
-  // The same flags and allocator setting as `npm start` (package.json).
-  const child = startChild('tollgate', [...nodeFlags, '--expose-gc', '--max-semi-space-size=8', 'dist/main.js'], { ...environment, MALLOC_ARENA_MAX: '2' }, root);
+  // The same node flags and allocator setting as `npm start` (package.json).
+  const asStarted = npmStartNode(root);
+  const child = startChild('tollgate', [...nodeFlags, ...asStarted.flags, 'dist/main.js'], { ...environment, ...asStarted.environment }, root);
   const origin = `http://127.0.0.1:${port}`;
   const stop = async (): Promise<void> => {
     await stopChild(child);
