@@ -1,21 +1,68 @@
+import { getHeapStatistics } from 'node:v8';
+
 /**
- * After a burst of load V8 keeps the heap it grew to, and RSS stays high for minutes. When the process runs with
- * `--expose-gc` (npm start does), a full collection once traffic has paused for a few seconds hands that memory back.
- * `activity` is read, not written: it counts answered requests.
+ * When to hand memory back. Under load V8 lets the old generation grow up to four times what survived its last full
+ * collection before it collects again, and it keeps that heap until the next one: after a burst, RSS stays high for as
+ * long as traffic keeps trickling in (or for minutes, if none does). A full collection hands it back — but it stops the
+ * event loop for as long as it marks (tens of milliseconds), so it runs only when little is being served:
+ *
+ * - **traffic paused**: no request answered for `quietTicks` ticks since requests were last answered;
+ * - **traffic fell**: the last tick answered at most a quarter of the busiest tick since the last collection, and the heap
+ *   is at least half again what it was right after that collection (so a steady trickle never collects twice).
+ *
+ * The decision is pure (`tick`, given what was answered and the heap's size) so it is tested without timers or a heap.
  */
-export function startIdleCollector(activity: { requests: number }, quietMs = 5_000): () => void {
+export class HeapReturner {
+  #seen: number;
+  #collectedAt: number;
+  #quietFor = 0;
+  #busiestTick = 0;
+  #heapAfterCollection: number;
+
+  constructor(
+    requests: number,
+    heapBytes: number,
+    private readonly quietTicks: number,
+  ) {
+    this.#seen = requests;
+    this.#collectedAt = requests;
+    this.#heapAfterCollection = heapBytes;
+  }
+
+  /** Called once a tick with the answered-requests counter and the heap's committed size: true means collect now. */
+  tick(requests: number, heapBytes: number): boolean {
+    const answered = requests - this.#seen;
+    this.#seen = requests;
+    this.#quietFor = answered === 0 ? this.#quietFor + 1 : 0;
+    const paused = this.#quietFor >= this.quietTicks && requests !== this.#collectedAt;
+    const fell = this.#busiestTick > 0 && answered * 4 <= this.#busiestTick && heapBytes >= this.#heapAfterCollection * 1.5;
+    this.#busiestTick = Math.max(this.#busiestTick, answered);
+    return paused || fell;
+  }
+
+  /** After a collection: the heap it left is the new reference, and the busiest tick starts over. */
+  collected(requests: number, heapBytes: number): void {
+    this.#collectedAt = requests;
+    this.#heapAfterCollection = heapBytes;
+    this.#busiestTick = 0;
+    this.#quietFor = 0;
+  }
+}
+
+/**
+ * Runs `HeapReturner` once a second when the process has `--expose-gc` (npm start and the container pass it); without
+ * it, a no-op. `activity` is read, not written: it counts answered requests. Returns the function that stops it.
+ */
+export function startIdleCollector(activity: { requests: number }, tickMs = 1_000, quietTicks = 5): () => void {
   const collect = (globalThis as { gc?: () => void }).gc;
   if (!collect) return () => {};
-  let seen = activity.requests;
-  let collectedAt = activity.requests;
+  const heapBytes = (): number => getHeapStatistics().total_heap_size;
+  const returner = new HeapReturner(activity.requests, heapBytes(), quietTicks);
   const timer = setInterval(() => {
-    const now = activity.requests;
-    if (now === seen && now !== collectedAt) {
-      collect();
-      collectedAt = now;
-    }
-    seen = now;
-  }, quietMs);
+    if (!returner.tick(activity.requests, heapBytes())) return;
+    collect();
+    returner.collected(activity.requests, heapBytes());
+  }, tickMs);
   timer.unref();
   return () => clearInterval(timer);
 }

@@ -1,0 +1,53 @@
+// When the gateway hands its heap back with a full collection (src/lib/idle-gc.ts): only once traffic has paused or fallen,
+// never under steady load, and never twice for the same heap.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { HeapReturner } from '../src/lib/idle-gc.ts';
+
+const MB = 2 ** 20;
+
+/** Feeds ticks of [requests answered in the tick, heap MB] and returns the ticks (1-based) that collected. */
+function run(ticks: readonly (readonly [number, number])[], quietTicks = 5): number[] {
+  const returner = new HeapReturner(0, 40 * MB, quietTicks);
+  let requests = 0;
+  const collectedAt: number[] = [];
+  ticks.forEach(([answered, heapMb], index) => {
+    requests += answered;
+    if (returner.tick(requests, heapMb * MB)) {
+      collectedAt.push(index + 1);
+      returner.collected(requests, 45 * MB);
+    }
+  });
+  return collectedAt;
+}
+
+test('steady load never collects, however large the heap grows', () => {
+  const ticks = Array.from({ length: 60 }, (_, index) => [12_000 + ((index * 7919) % 3_000), 40 + index * 3] as const);
+  assert.deepEqual(run(ticks), []);
+});
+
+test('load that falls to a quarter of its busiest second, with the heap grown half again, collects once', () => {
+  const busy = Array.from({ length: 10 }, () => [12_000, 160] as const);
+  const trickle = Array.from({ length: 10 }, () => [900, 170] as const);
+  assert.deepEqual(run([...busy, ...trickle]), [11]);
+});
+
+test('a dip to a third of the busiest second is still load: no collection', () => {
+  assert.deepEqual(run([[9_000, 160], [9_000, 160], [3_000, 160], [9_000, 160], [3_100, 160]]), []);
+});
+
+test('falling load with a heap that has not grown since the last collection: no collection', () => {
+  assert.deepEqual(run([[5_000, 50], [5_000, 55], [100, 55], [100, 55]]), []);
+});
+
+test('the heap grown again after a collection, and the load falling again, collects again', () => {
+  const first = [[10_000, 160], [10_000, 160], [500, 160]] as const;
+  const second = [[10_000, 120], [10_000, 150], [400, 150]] as const;
+  assert.deepEqual(run([...first, ...second]), [3, 6]);
+});
+
+test('a pause collects after five quiet ticks, once; a process that has answered nothing never collects', () => {
+  assert.deepEqual(run([[20, 41], [0, 41], [0, 41], [0, 41], [0, 41], [0, 41], [0, 41], [0, 41], [0, 41]]), [6]);
+  assert.deepEqual(run(Array.from({ length: 20 }, () => [0, 41] as const)), []);
+});
