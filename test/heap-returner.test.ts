@@ -3,7 +3,8 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { HeapReturner } from '../src/lib/idle-gc.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { HeapReturner, startIdleCollector } from '../src/lib/idle-gc.ts';
 
 const MB = 2 ** 20;
 
@@ -50,4 +51,30 @@ test('the heap grown again after a collection, and the load falling again, colle
 test('a pause collects after five quiet ticks, once; a process that has answered nothing never collects', () => {
   assert.deepEqual(run([[20, 41], [0, 41], [0, 41], [0, 41], [0, 41], [0, 41], [0, 41], [0, 41], [0, 41]]), [6]);
   assert.deepEqual(run(Array.from({ length: 20 }, () => [0, 41] as const)), []);
+});
+
+test('the timer runs the collection through --expose-gc\'s gc(), once a pause, and stops when told', { timeout: 5_000 }, async () => {
+  const exposed = globalThis as { gc?: () => void };
+  const original = exposed.gc;
+  let collections = 0;
+  exposed.gc = () => {
+    collections += 1;
+  };
+  const activity = { requests: 0 };
+  const stop = startIdleCollector(activity, 5, 3);
+  try {
+    await sleep(60);
+    assert.equal(collections, 0, 'nothing answered yet');
+    activity.requests += 10;
+    while (collections === 0) await sleep(5);
+    await sleep(60);
+    assert.equal(collections, 1, 'one collection for one pause');
+    stop();
+    activity.requests += 10;
+    await sleep(60);
+    assert.equal(collections, 1, 'stopped');
+  } finally {
+    stop();
+    exposed.gc = original;
+  }
 });
