@@ -53,8 +53,11 @@ export class HttpClient {
       new Agent({
         keepAliveTimeout: 30_000,
         keepAliveMaxTimeout: 600_000,
-        // Enough for every stream a gateway holds at once; each open stream keeps its upstream connection.
+        // Enough for every stream a gateway holds at once; each open stream keeps its upstream connection. A cap is only a
+        // ceiling (connections open on demand): at 50 client connections 4,096 and 64 served alike, 16 queued calls and
+        // served 6 % fewer (bench/RESULTS.md, eleventh session).
         connections: 4096,
+        // undici never pipelines a non-idempotent request, so model calls (POSTs) go one at a time per connection anyway.
         pipelining: 1,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
