@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
+import { npmStartNode } from '../bench/targets.ts';
 import { startTestGateway, type TestGateway } from './helpers/gateway.ts';
 import { createCustomer } from './helpers/management.ts';
 
@@ -49,15 +50,13 @@ describe('container deployment files (DESIGN §15)', () => {
     const command = runtime.find((step) => step.keyword === 'CMD');
     assert.ok(command && JSON.parse(command.args).includes('dist/main.js'), 'exec form, node runs the bundle (signals reach it)');
     const env = runtime.filter((step) => step.keyword === 'ENV').map((step) => step.args).join(' ');
-    // The container runs node as `npm start` does: the same flags (the young generation's size, --expose-gc for the
-    // collection that hands memory back once traffic pauses) and the same malloc arenas.
-    const start = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts.start!;
-    const startNode = /\bnode ((?:--\S+ )*)dist\/main\.js/.exec(start);
-    assert.ok(startNode, `npm start runs node on the bundle: ${start}`);
+    // The container runs node as `npm start` does (read as the bench reads it): the same flags (the young generation's
+    // size, --expose-gc for the collection that hands memory back once traffic pauses or falls) and the same malloc arenas.
+    const start = npmStartNode(root);
     const flags = (args: readonly string[]): string[] => args.filter((arg) => arg.startsWith('--')).sort();
-    assert.deepEqual(flags(JSON.parse(command.args) as string[]), flags(startNode[1]!.trim().split(' ')), 'the container\'s node flags are npm start\'s');
+    assert.deepEqual(flags(JSON.parse(command.args) as string[]), flags(start.flags), 'the container\'s node flags are npm start\'s');
     assert.ok(flags(JSON.parse(command.args) as string[]).includes('--expose-gc'), 'the idle collection can run');
-    assert.equal(/MALLOC_ARENA_MAX=(\d+)/.exec(env)?.[1], /MALLOC_ARENA_MAX=(\d+)/.exec(start)?.[1], 'the same malloc arenas as npm start');
+    assert.equal(/MALLOC_ARENA_MAX=(\d+)/.exec(env)?.[1], start.environment.MALLOC_ARENA_MAX, 'the same malloc arenas as npm start');
     const known = variablesTheGatewayReads();
     for (const [, name] of env.matchAll(/([A-Z][A-Z0-9_]+)=/g)) {
       assert.ok(known.has(name!) || ['NODE_ENV', 'MALLOC_ARENA_MAX'].includes(name!), `ENV ${name} is a variable the gateway reads`);
