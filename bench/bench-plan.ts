@@ -8,6 +8,8 @@ export interface BenchPlan {
   /** Concurrency-1 round trips: unmeasured warm-up, then measured requests. */
   roundTripWarmup: number;
   roundTripRequests: number;
+  /** Rounds of the latency floor (bench/latency-floor.ts: a bare proxy against direct, each at the round-trip sizes). */
+  latencyFloorRounds: number;
   saturationConnections: number;
   saturationSeconds: number;
   /** Simulated upstream latency of the sustained-rate phase, milliseconds. */
@@ -60,6 +62,7 @@ export function parsePlan(argv: readonly string[]): BenchPlan {
         // some thousands of requests (JIT tiers, caches). After 200, Tollgate's p99 was 4.9–5.6 ms; after 6,000, 1.6 ms.
         roundTripWarmup: 5_000,
         roundTripRequests: 2_000,
+        latencyFloorRounds: 1,
         saturationSeconds: 5,
         rateSteps: [250, 500, 1_000, 2_000, 4_000],
         rateStepSeconds: 1.5,
@@ -76,6 +79,7 @@ export function parsePlan(argv: readonly string[]): BenchPlan {
         mode: 'full',
         roundTripWarmup: 10_000,
         roundTripRequests: 10_000,
+        latencyFloorRounds: 3,
         saturationSeconds: 20,
         rateSteps: [250, 500, 1_000, 1_500, 2_000, 3_000, 4_000, 6_000, 8_000],
         rateStepSeconds: 5,

@@ -16,7 +16,7 @@ export const MESSAGES_STREAM_BODY = JSON.stringify({ model: 'claude-sonnet-4-6',
 
 /** Something requests are sent to, and the process whose CPU and memory count for it. */
 export interface Target {
-  name: 'direct' | 'tollgate' | 'tollgate-log-off' | 'portkey';
+  name: 'direct' | 'bare-proxy' | 'tollgate' | 'tollgate-log-off' | 'portkey';
   /** `http://127.0.0.1:<port>` */
   origin: string;
   /** Headers of every chat request (authorization, content type, routing). */
