@@ -31,11 +31,54 @@ function pushLedgerValues(values: unknown[], entry: LedgerEntry): void {
   values.push(entry.id, entry.account.type, entry.account.id, entry.amount, entry.kind, entry.requestId, entry.model, entry.description, entry.createdAt, entry.keyId ?? null);
 }
 
+/** What a balance update returns: the new balance and the account's alert and recharge thresholds, as decimal text. */
+interface MovedBalance {
+  balance: string;
+  alert: string | null;
+  recharge: string | null;
+}
+
+/**
+ * A ledger batch's updates on SQLite — each account's balance, and the process's reservation it spends — prepared once,
+ * as the insert is. Built through Kysely on every batch they cost a third of the batch's time on the event loop (~0.25 of
+ * 0.8 ms for ~100 entries at concurrency 1), and a batch's time is a pause for every call waiting on that event loop. They
+ * run on the one connection inside the batch's Kysely transaction, as the insert does. The SQL is the query builder's.
+ */
+class SqliteLedgerUpdates {
+  private readonly balances: Record<'users' | 'orgs', SqliteDatabase.Statement>;
+  private readonly lease: SqliteDatabase.Statement;
+
+  constructor(sqlite: SqliteDatabase.Database) {
+    const balance = (table: 'users' | 'orgs'): SqliteDatabase.Statement =>
+      sqlite.prepare(
+        `update ${table} set balance_nano = balance_nano + ? where id = ? ` +
+          'returning cast(balance_nano as text) as balance, cast(low_balance_alert_nano as text) as alert, cast(auto_recharge_below_nano as text) as recharge',
+      );
+    this.balances = { users: balance('users'), orgs: balance('orgs') };
+    this.lease = sqlite.prepare(
+      'update balance_leases set amount_nano = max(amount_nano + ?, 0), expires_at = ? where account_type = ? and account_id = ? and node = ? ' +
+        'returning cast(amount_nano as text) as amount',
+    );
+  }
+
+  /** Adds `delta` to the account's balance; undefined for an unknown account. */
+  moveBalance(account: AccountRef, delta: Money): MovedBalance | undefined {
+    return this.balances[tableOf(account)].get(delta, account.id) as MovedBalance | undefined;
+  }
+
+  /** Takes `spent` (negative) from this process's reservation, never below 0; undefined when it holds none. */
+  spendLease(account: AccountRef, spent: Money, lease: LeaseUse): { amount: string } | undefined {
+    return this.lease.get(spent, lease.expiresAt, account.type, account.id, lease.node) as { amount: string } | undefined;
+  }
+}
+
 export class SqlLedgerRepository implements LedgerRepository {
   private readonly postgres: boolean;
   private readonly watchers: LedgerWatcher[] = [];
   /** SQLite only: the entry insert, prepared once (see insertRows). */
   private readonly insertEntry: SqliteBatchInsert<LedgerEntry> | undefined;
+  /** SQLite only: a batch's balance and lease updates, prepared once (see SqliteLedgerUpdates). */
+  private readonly updates: SqliteLedgerUpdates | undefined;
 
   /** `sqlite`: the handle under `db` when it is SQLite (Storage.sqlite); without it entries go through Kysely. */
   constructor(
@@ -54,6 +97,7 @@ export class SqlLedgerRepository implements LedgerRepository {
             LEDGER_REPEATED_AT,
           )
         : undefined;
+    this.updates = !this.postgres && sqlite ? new SqliteLedgerUpdates(sqlite) : undefined;
   }
 
   /** Alerts (mail, DESIGN §15) told of each write in its transaction: moved balances with a threshold, inserted entries. */
@@ -122,12 +166,14 @@ export class SqlLedgerRepository implements LedgerRepository {
       const watched: BalanceMove[] = [];
       // A fixed order of updates keeps two processes' batches from deadlocking on PostgreSQL.
       for (const [key, { account, delta, spent }] of [...deltas].sort(([a], [b]) => a.localeCompare(b))) {
-        const row = await trx
-          .updateTable(tableOf(account))
-          .set({ balance_nano: sql`balance_nano + ${delta}` })
-          .where('id', '=', account.id)
-          .returning([moneyText('balance_nano').as('balance'), moneyTextOrNull('low_balance_alert_nano').as('alert'), moneyTextOrNull('auto_recharge_below_nano').as('recharge')])
-          .executeTakeFirst();
+        const row =
+          this.updates?.moveBalance(account, delta) ??
+          (await trx
+            .updateTable(tableOf(account))
+            .set({ balance_nano: sql`balance_nano + ${delta}` })
+            .where('id', '=', account.id)
+            .returning([moneyText('balance_nano').as('balance'), moneyTextOrNull('low_balance_alert_nano').as('alert'), moneyTextOrNull('auto_recharge_below_nano').as('recharge')])
+            .executeTakeFirst());
         if (!row) throw new Error(`ledger entry for unknown account ${key}`);
         balances.set(key, BigInt(row.balance));
         if (row.alert !== null || row.recharge !== null) {
@@ -135,14 +181,16 @@ export class SqlLedgerRepository implements LedgerRepository {
           watched.push({ account, before: after - delta, after, lowBalanceAlert: row.alert === null ? null : BigInt(row.alert), autoRechargeBelow: row.recharge === null ? null : BigInt(row.recharge) });
         }
         if (lease && spent < 0n) {
-          const left = await trx
-            .updateTable('balance_leases')
-            .set({ amount_nano: sql`${sql.raw(this.postgres ? 'greatest' : 'max')}(amount_nano + ${spent}, 0)`, expires_at: lease.expiresAt })
-            .where('account_type', '=', account.type)
-            .where('account_id', '=', account.id)
-            .where('node', '=', lease.node)
-            .returning(moneyText('amount_nano').as('amount'))
-            .executeTakeFirst();
+          const left = this.updates
+            ? this.updates.spendLease(account, spent, lease)
+            : await trx
+                .updateTable('balance_leases')
+                .set({ amount_nano: sql`${sql.raw(this.postgres ? 'greatest' : 'max')}(amount_nano + ${spent}, 0)`, expires_at: lease.expiresAt })
+                .where('account_type', '=', account.type)
+                .where('account_id', '=', account.id)
+                .where('node', '=', lease.node)
+                .returning(moneyText('amount_nano').as('amount'))
+                .executeTakeFirst();
           if (left) reserved.set(key, BigInt(left.amount));
         }
       }

@@ -13,7 +13,7 @@ import { newId } from '../lib/ids.ts';
 import { SqlAccountsRepository } from './accounts-repository.ts';
 import { dropPostgresSchema, openStorage, reusingStatements, type Storage } from './database.ts';
 import { SqlKeysRepository } from './keys-repository.ts';
-import type { LedgerEntry } from '../features/billing/ledger.ts';
+import type { BalanceMove, LedgerEntry } from '../features/billing/ledger.ts';
 import { SqlLedgerRepository } from './ledger-repository.ts';
 import { migrationProvider } from './migrations/index.ts';
 
@@ -143,6 +143,50 @@ for (const engine of engines) {
         assert.deepEqual(read.sort((a, b) => a.createdAt - b.createdAt), expected, `${account.type}'s entries read back as written`);
         assert.equal(await written.balance(account), expected.reduce((sum, entry) => sum + entry.amount, 0n));
       }
+    });
+
+    test('a batch moves balances, thresholds and reservations alike through the prepared updates (SQLite) and the query builder', async () => {
+      // The gateway's repository (with the SQLite handle: prepared balance and lease updates) against the query builder's
+      // (no handle), each on its own user and org set up alike: same balances, same reservations left, same moves told.
+      const outcome = async (repository: SqlLedgerRepository) => {
+        const userId = newId('user');
+        const orgId = newId('org');
+        await accounts.createUser({ id: userId, name: 'prepared' }, clock.now());
+        await accounts.createOrg({ id: orgId, name: 'prepared inc', ownerId: userId, promptCaching: false }, clock.now());
+        const huge = 9_007_199_254_740_993n * 100n;
+        await storage.db.updateTable('users').set({ balance_nano: huge, low_balance_alert_nano: huge - 5_000n }).where('id', '=', userId).execute();
+        await storage.db.updateTable('orgs').set({ balance_nano: 50_000n, auto_recharge_below_nano: 20_000n }).where('id', '=', orgId).execute();
+        const user = { type: 'user' as const, id: userId };
+        const org = { type: 'org' as const, id: orgId };
+        const lease = { node: 'node-a', expiresAt: clock.now() + 60_000 };
+        await repository.reserve(user, lease, () => 8_000n, clock.now());
+        await repository.reserve(org, lease, () => 3_000n, clock.now());
+        const moves: BalanceMove[] = [];
+        repository.watch(async (write) => void moves.push(...write.moves));
+        const entry = (account: typeof user | typeof org, amount: bigint, kind: LedgerEntry['kind']): LedgerEntry => ({
+          id: newId('ledger'), account, amount, kind, requestId: null, keyId: null, model: 'm', description: kind, createdAt: clock.now(),
+        });
+        const result = await repository.append(
+          [entry(user, -2_500n, 'charge'), entry(user, -4_000n, 'charge'), entry(user, 1_000n, 'refund'), entry(org, -35_000n, 'charge'), entry(org, 100n, 'credit')],
+          undefined,
+          lease,
+        );
+        const named = (map: Map<string, bigint>) => [map.get(`user:${userId}`), map.get(`org:${orgId}`)];
+        const told = moves.map((move) => [move.account.type, move.before, move.after, move.lowBalanceAlert, move.autoRechargeBelow]);
+        return { balances: named(result.balances), reserved: named(result.reserved), told, sums: [await repository.sum(user), await repository.sum(org)] };
+      };
+      const prepared = await outcome(new SqlLedgerRepository(storage.db, storage.sqlite));
+      const built = await outcome(new SqlLedgerRepository(storage.db));
+      const huge = 9_007_199_254_740_993n * 100n;
+      assert.deepEqual(prepared.balances, [huge - 5_500n, 15_100n], 'balances moved exactly, past 2^53 too');
+      assert.deepEqual(prepared.reserved, [1_500n, 0n], 'the charges came off the reservations, never below 0');
+      assert.deepEqual(
+        prepared.told,
+        [['org', 50_000n, 15_100n, null, 20_000n], ['user', huge, huge - 5_500n, huge - 5_000n, null]],
+        'both accounts with a threshold are told of, in the write order',
+      );
+      assert.deepEqual(prepared.sums, [-5_500n, -34_900n], 'the entries are in the ledger');
+      assert.deepEqual(built, prepared, 'the query builder moves the same');
     });
 
     test('amounts beyond 2^53 nano-units stay exact', async () => {
