@@ -166,14 +166,14 @@ export class SqlLedgerRepository implements LedgerRepository {
       const watched: BalanceMove[] = [];
       // A fixed order of updates keeps two processes' batches from deadlocking on PostgreSQL.
       for (const [key, { account, delta, spent }] of [...deltas].sort(([a], [b]) => a.localeCompare(b))) {
-        const row =
-          this.updates?.moveBalance(account, delta) ??
-          (await trx
-            .updateTable(tableOf(account))
-            .set({ balance_nano: sql`balance_nano + ${delta}` })
-            .where('id', '=', account.id)
-            .returning([moneyText('balance_nano').as('balance'), moneyTextOrNull('low_balance_alert_nano').as('alert'), moneyTextOrNull('auto_recharge_below_nano').as('recharge')])
-            .executeTakeFirst());
+        const row = this.updates
+          ? this.updates.moveBalance(account, delta)
+          : await trx
+              .updateTable(tableOf(account))
+              .set({ balance_nano: sql`balance_nano + ${delta}` })
+              .where('id', '=', account.id)
+              .returning([moneyText('balance_nano').as('balance'), moneyTextOrNull('low_balance_alert_nano').as('alert'), moneyTextOrNull('auto_recharge_below_nano').as('recharge')])
+              .executeTakeFirst();
         if (!row) throw new Error(`ledger entry for unknown account ${key}`);
         balances.set(key, BigInt(row.balance));
         if (row.alert !== null || row.recharge !== null) {

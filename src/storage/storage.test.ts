@@ -187,6 +187,10 @@ for (const engine of engines) {
       );
       assert.deepEqual(prepared.sums, [-5_500n, -34_900n], 'the entries are in the ledger');
       assert.deepEqual(built, prepared, 'the query builder moves the same');
+      const nobody = { type: 'user' as const, id: newId('user') };
+      const orphan: LedgerEntry = { id: newId('ledger'), account: nobody, amount: -1n, kind: 'charge', requestId: null, model: null, description: 'c', createdAt: clock.now() };
+      await assert.rejects(new SqlLedgerRepository(storage.db, storage.sqlite).append([orphan]), /unknown account/, 'an entry for no account fails the batch');
+      assert.equal(await ledger.sum(nobody), 0n, 'and leaves nothing behind');
     });
 
     test('amounts beyond 2^53 nano-units stay exact', async () => {
