@@ -22,6 +22,7 @@ import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { childEnvironment, installExitHandlers, stopEverything } from './child-processes.ts';
+import { median } from './percentiles.ts';
 import { benchKeyHeaders, CHAT_BODY, CHAT_PATH, npmStartNode, startSimulator, tollgateVariables, type SimulatorControl } from './targets.ts';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
@@ -200,9 +201,7 @@ async function run(options: Options): Promise<void> {
   }
   if (pairs.length > 1) {
     const shares = pairs.map(({ on, off }) => share(on.main, off.main)).sort((a, b) => a - b);
-    const middle = shares.length >> 1;
-    const median = shares.length % 2 === 1 ? shares[middle]! : (shares[middle - 1]! + shares[middle]!) / 2;
-    console.log(`\nmain thread, the log's share over ${pairs.length} fresh pairs: median ${percent(median)} (${shares.map(percent).join(', ')})`);
+    console.log(`\nmain thread, the log's share over ${pairs.length} fresh pairs: median ${percent(median(shares))} (${shares.map(percent).join(', ')})`);
   }
   const last = pairs.at(-1)!;
   if (options.top > 0 && last.on.mainDump && last.off.mainDump) {

@@ -6,6 +6,7 @@
 import type { BenchPlan } from './bench-plan.ts';
 import { childEnvironment, freePort, startChild, stopChild, waitUntilAnswering } from './child-processes.ts';
 import { measureRoundTrips } from './one-connection.ts';
+import { median } from './percentiles.ts';
 import { directTarget, type SimulatorControl, type Target } from './targets.ts';
 
 export interface LatencyFloor {
@@ -16,11 +17,6 @@ export interface LatencyFloor {
   /** Direct's p99 per round (the baseline each difference is taken from). */
   directP99: number[];
 }
-
-const median = (values: readonly number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor((sorted.length - 1) / 2)]!;
-};
 
 export async function measureLatencyFloor(root: string, simulator: SimulatorControl, plan: BenchPlan, rounds: number): Promise<LatencyFloor> {
   const port = await freePort();

@@ -47,10 +47,10 @@ async function run(plan: BenchPlan): Promise<void> {
   const reports: TargetReport[] = [await measureTarget(directTarget(simulator), simulator, plan)];
   reports.push(await measureGateway(() => startTollgate(ROOT, simulator, stopChild), simulator, plan));
   if (plan.peer === 'portkey') reports.push(await measureGateway(() => startPortkey(ROOT, simulator, stopChild), simulator, plan));
-  // DESIGN §13: the request log's cost on the hot path, measured in the same run by interleaved runs of the gateway with
-  // the log on and off (one pair after another, so the shared machine's drift falls on both sides alike).
   // The floor under "added latency": what a bare Node proxy hop adds at concurrency 1, beside direct, in this run.
   const floor = await measureLatencyFloor(ROOT, simulator, plan, plan.latencyFloorRounds);
+  // DESIGN §13: the request log's cost on the hot path, measured in the same run by interleaved runs of the gateway with
+  // the log on and off (one pair after another, so the shared machine's drift falls on both sides alike).
   const logCost = await measureRequestLogCost((requestLog) => startTollgate(ROOT, simulator, stopChild, requestLog), simulator, plan.saturationConnections, plan.logCostSeconds, plan.logCostRounds);
 
   const table = renderTable(reports, plan);

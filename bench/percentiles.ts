@@ -17,3 +17,10 @@ export function distribution(samples: readonly number[]): Distribution {
 export function millisecondsSince(start: bigint): number {
   return Number(process.hrtime.bigint() - start) / 1e6;
 }
+
+/** The middle of `values` (the mean of the two middle ones when their count is even). */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}

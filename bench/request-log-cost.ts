@@ -5,6 +5,7 @@
 // (an A/A run), more than the bound itself. CPU per request is read too.
 
 import { setTimeout as sleep } from 'node:timers/promises';
+import { median } from './percentiles.ts';
 import { measureSaturation, type SaturationResult } from './saturation.ts';
 import type { SimulatorControl, Target } from './targets.ts';
 
@@ -19,12 +20,6 @@ export interface RequestLogCost {
   pairLosses: number[];
   /** Percent more CPU per request with the log on (median over the pairs). */
   cpuPercent: number;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 /** How many percent `value` is below `base`. */
