@@ -1,7 +1,8 @@
-// The floor under "added latency": one Node proxy hop with nothing else in it — node:http in front, an undici Pool to the
-// simulator behind, the request body read and forwarded, the answer read and copied back. No key check, routing, billing,
-// logging or validation. bench/latency-floor.ts measures it at concurrency 1 beside "direct" in the same run, so the
-// gateway's added latency can be read against what any Node proxy on this machine adds at that moment.
+// The floor under the gateway's figures: one Node proxy hop with nothing else in it — node:http in front, an undici Pool to
+// the simulator behind, the request body read and forwarded, the answer read and copied back. No key check, routing,
+// billing, logging or validation. bench/proxy-floor.ts measures it at concurrency 1 beside "direct" and at saturation in
+// the same run, so the gateway's added latency, req/s and CPU a call can be read against what any Node proxy on this
+// machine does at that moment.
 // Run as its own process: BARE_PROXY_PORT, BARE_PROXY_UPSTREAM (the simulator's origin).
 
 import { createServer } from 'node:http';

@@ -8,7 +8,7 @@ export interface BenchPlan {
   /** Concurrency-1 round trips: unmeasured warm-up, then measured requests. */
   roundTripWarmup: number;
   roundTripRequests: number;
-  /** Rounds of the latency floor (bench/latency-floor.ts: a bare proxy against direct, each at the round-trip sizes). */
+  /** Rounds of the latency floor (bench/proxy-floor.ts: a bare proxy against direct, each at the round-trip sizes). */
   latencyFloorRounds: number;
   saturationConnections: number;
   saturationSeconds: number;

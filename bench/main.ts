@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { parsePlan, type BenchPlan } from './bench-plan.ts';
 import { installExitHandlers, stopChild, stopEverything } from './child-processes.ts';
 import { channelPickNote, measureChannelPick } from './channel-pick.ts';
-import { latencyFloorNote, measureLatencyFloor } from './latency-floor.ts';
+import { measureProxyFloor, proxyFloorNotes } from './proxy-floor.ts';
 import { measureTarget, type TargetReport } from './measure-target.ts';
 import { measureRequestLogCost, type RequestLogCost } from './request-log-cost.ts';
 import { appendResults, machineLine, renderStepNotes, renderTable } from './results-table.ts';
@@ -47,8 +47,9 @@ async function run(plan: BenchPlan): Promise<void> {
   const reports: TargetReport[] = [await measureTarget(directTarget(simulator), simulator, plan)];
   reports.push(await measureGateway(() => startTollgate(ROOT, simulator, stopChild), simulator, plan));
   if (plan.peer === 'portkey') reports.push(await measureGateway(() => startPortkey(ROOT, simulator, stopChild), simulator, plan));
-  // The floor under "added latency": what a bare Node proxy hop adds at concurrency 1, beside direct, in this run.
-  const floor = await measureLatencyFloor(ROOT, simulator, plan, plan.latencyFloorRounds);
+  // The floor under the table's figures: what a bare Node proxy hop adds at concurrency 1, beside direct, and what it
+  // serves at saturation, in this run.
+  const floor = await measureProxyFloor(ROOT, simulator, plan, plan.latencyFloorRounds);
   // DESIGN §13: the request log's cost on the hot path, measured in the same run by interleaved runs of the gateway with
   // the log on and off (one pair after another, so the shared machine's drift falls on both sides alike).
   const logCost = await measureRequestLogCost((requestLog) => startTollgate(ROOT, simulator, stopChild, requestLog), simulator, plan.saturationConnections, plan.logCostSeconds, plan.logCostRounds);
@@ -57,7 +58,13 @@ async function run(plan: BenchPlan): Promise<void> {
   // Issue 15: what choosing a channel costs per request, in this process once the gateways are stopped.
   const tollgate = reports.find((report) => report.name === 'tollgate');
   const tollgateAddedP99 = tollgate ? tollgate.roundTrip.latency.p99 - reports[0]!.roundTrip.latency.p99 : undefined;
-  const notes = [...renderStepNotes(reports), latencyFloorNote(floor, tollgateAddedP99), requestLogNote(logCost), channelPickNote(measureChannelPick())];
+  const peer = reports.find((report) => report.name === 'portkey');
+  const notes = [
+    ...renderStepNotes(reports),
+    ...proxyFloorNotes(floor, tollgateAddedP99, { tollgate: tollgate?.saturation, peer: peer?.saturation }),
+    requestLogNote(logCost),
+    channelPickNote(measureChannelPick()),
+  ];
   const seconds = Math.round((Date.now() - startedAt.getTime()) / 1000);
   const title = `${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC · ${plan.mode}${peerName ? ` · peer ${peerName}` : ''} · ${seconds} s`;
   console.log(`\n${title}\n${machineLine()}\n\n${table}\n${notes.map((note) => `- ${note}`).join('\n')}`);
