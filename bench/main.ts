@@ -55,7 +55,6 @@ async function run(plan: BenchPlan): Promise<void> {
   const logCost = await measureRequestLogCost((requestLog) => startTollgate(ROOT, simulator, stopChild, requestLog), simulator, plan.saturationConnections, plan.logCostSeconds, plan.logCostRounds);
 
   const table = renderTable(reports, plan);
-  // Issue 15: what choosing a channel costs per request, in this process once the gateways are stopped.
   const tollgate = reports.find((report) => report.name === 'tollgate');
   const tollgateAddedP99 = tollgate ? tollgate.roundTrip.latency.p99 - reports[0]!.roundTrip.latency.p99 : undefined;
   const peer = reports.find((report) => report.name === 'portkey');
@@ -63,6 +62,7 @@ async function run(plan: BenchPlan): Promise<void> {
     ...renderStepNotes(reports),
     ...proxyFloorNotes(floor, tollgateAddedP99, { tollgate: tollgate?.saturation, peer: peer?.saturation }),
     requestLogNote(logCost),
+    // Issue 15: what choosing a channel costs per request, in this process once the gateways are stopped.
     channelPickNote(measureChannelPick()),
   ];
   const seconds = Math.round((Date.now() - startedAt.getTime()) / 1000);
