@@ -47,7 +47,7 @@ const environmentSchema = z.object({
   TOLLGATE_UPSTREAM_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3),
   TOLLGATE_LEDGER_FLUSH_MS: z.coerce.number().int().positive().default(25),
   TOLLGATE_REQUEST_LOG: z.enum(['on', 'off']).default('on'),
-  TOLLGATE_REQUEST_LOG_FLUSH_MS: z.coerce.number().int().min(5).max(60_000).default(50),
+  TOLLGATE_REQUEST_LOG_FLUSH_MS: z.coerce.number().int().min(5).max(60_000).default(100),
   TOLLGATE_REQUEST_LOG_DAYS: z.coerce.number().int().positive().max(3650).default(30),
   TOLLGATE_RESPONSES_DAYS: z.coerce.number().int().positive().max(3650).default(30),
   TOLLGATE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
