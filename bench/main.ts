@@ -49,7 +49,7 @@ async function run(plan: BenchPlan): Promise<void> {
   if (plan.peer === 'portkey') reports.push(await measureGateway(() => startPortkey(ROOT, simulator, stopChild), simulator, plan));
   // The floor under the table's figures: what a bare Node proxy hop adds at concurrency 1, beside direct, and what it
   // serves at saturation, in this run.
-  const floor = await measureProxyFloor(ROOT, simulator, plan, plan.latencyFloorRounds);
+  const floor = await measureProxyFloor(ROOT, simulator, plan);
   // DESIGN §13: the request log's cost on the hot path, measured in the same run by interleaved runs of the gateway with
   // the log on and off (one pair after another, so the shared machine's drift falls on both sides alike).
   const logCost = await measureRequestLogCost((requestLog) => startTollgate(ROOT, simulator, stopChild, requestLog), simulator, plan.saturationConnections, plan.logCostSeconds, plan.logCostRounds);

@@ -25,7 +25,8 @@ export interface ProxyFloor {
   saturation: SaturationResult;
 }
 
-export async function measureProxyFloor(root: string, simulator: SimulatorControl, plan: BenchPlan, rounds: number): Promise<ProxyFloor> {
+export async function measureProxyFloor(root: string, simulator: SimulatorControl, plan: BenchPlan): Promise<ProxyFloor> {
+  const rounds = plan.latencyFloorRounds;
   const port = await freePort();
   // npm start's node flags (young generation size, allocator arenas), so the floor's collector works as the gateway's does.
   const asStarted = npmStartNode(root);
@@ -75,10 +76,9 @@ export function proxyFloorNotes(floor: ProxyFloor, tollgateAddedP99: number | un
     (tollgateAddedP99 === undefined ? '' : `; Tollgate's added p99 above is ${ms(tollgateAddedP99)} ms, ${ms(tollgateAddedP99 - median(floor.addedP99))} ms over the floor`);
   const { saturation } = floor;
   const { tollgate, peer } = figures;
-  const perCall = (result: SaturationResult): string => `${result.cpuMicrosecondsPerRequest.toFixed(1)} µs`;
   const throughput =
     `throughput floor of ${hop}; measured after the table, ${saturation.completed.toLocaleString('en-US')} calls): ` +
-    `**${saturation.requestsPerSecond.toFixed(0)} req/s, ${perCall(saturation)} of CPU a call**` +
+    `**${saturation.requestsPerSecond.toFixed(0)} req/s, ${saturation.cpuMicrosecondsPerRequest.toFixed(1)} µs of CPU a call**` +
     (peer ? ` (${(saturation.requestsPerSecond / peer.requestsPerSecond).toFixed(2)}× the peer's req/s in the table)` : '') +
     (tollgate
       ? `; Tollgate in the table: ${(tollgate.requestsPerSecond / saturation.requestsPerSecond).toFixed(2)}× the floor's req/s, ` +
