@@ -1,5 +1,4 @@
 import cookie from '@fastify/cookie';
-import multipart from '@fastify/multipart';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config/config.ts';
@@ -388,7 +387,7 @@ function registerRoutes(server: FastifyInstance, services: Services): void {
   registerMessagesRoutes(server, services.messages);
   registerImagegenRoutes(server, services.tasks, fileUrl);
   registerMediaRoutes(server, services.media, { fileUrl, clock, currency: services.config.currency });
-  registerTranscriptionRoutes(server, services.transcriptions, fileUrl);
+  registerTranscriptionRoutes(server, services.transcriptions, fileUrl, services.config.bodyLimitBytes);
   registerFileRoutes(server, services.tasks);
   registerAssistantRoutes(server, { assistants: services.assistants, assistantChat: services.assistantChat, models: services.catalog });
   registerKnowledgeRoutes(server, services.knowledge);
@@ -446,7 +445,6 @@ export async function buildApp(dependencies: AppDependencies): Promise<App> {
     else parseJson(request, body as string, done);
   });
   await server.register(cookie);
-  await server.register(multipart, { limits: { fileSize: dependencies.config.bodyLimitBytes, files: 2, fields: 50 } });
   registerErrorHandling(server);
   registerAuth(server, { keys: services.keys, sessions: services.sessions, accounts: services.accounts }, dependencies.adminTokenHash, dependencies.clock);
   // GET /openapi.json and /docs: every route declares itself (config.doc); the registry records them as they come.

@@ -131,6 +131,20 @@ describe('malformed requests', () => {
     assert.equal(wrongType.status, 415);
   });
 
+  test('a form body on a JSON endpoint is a 415 in its own error shape', async () => {
+    const form = new FormData();
+    form.set('model', 'gpt-4o-mini');
+    form.set('messages', 'hello');
+    for (const [path, shape] of [['/v1/chat/completions', 'A'], ['/v1/messages', 'B'], ['/v1/embeddings', 'A']] as const) {
+      const response = await fetch(`${gw.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'x-api-key': key }, body: form });
+      const answer = (await response.json()) as { type?: string; error: { type: string; message: string } };
+      assert.equal(response.status, 415, `${path}: ${JSON.stringify(answer)}`);
+      assert.equal(answer.error.type, 'invalid_request_error', path);
+      assert.match(answer.error.message, /content-type: must be application\/json/, path);
+      assert.equal(answer.type, shape === 'B' ? 'error' : undefined, `${path} answers in shape ${shape}`);
+    }
+  });
+
   test('none of it cost anything', async () => {
     assert.equal(await gw.balance({ userId }), '3.00');
   });

@@ -1,3 +1,4 @@
+import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { GatewayError } from '../../core/errors.ts';
@@ -58,7 +59,16 @@ async function readParts(request: FastifyRequest, form: TranscriptionForm): Prom
  * POST /v1/audio/transcriptions: OpenAI-compatible (multipart in, the vendor's formats out, 410 in shape A), or
  * asynchronous with `async=true` or a `webhook_url` (a task in SPEC 2.9's shape, errors in shape C).
  */
-export function registerTranscriptionRoutes(app: FastifyInstance, transcriptions: TranscriptionService, fileUrl: FileUrl): void {
+export function registerTranscriptionRoutes(app: FastifyInstance, transcriptions: TranscriptionService, fileUrl: FileUrl, bodyLimitBytes: number): void {
+  // Multipart parsing in this route's own scope: the plugin adds an onResponse hook (it deletes saved uploads) that would
+  // otherwise run, with its promises, after every request the gateway answers. Elsewhere a form body is a 415.
+  void app.register(async (scope) => {
+    await scope.register(multipart, { limits: { fileSize: bodyLimitBytes, files: 2, fields: 50 } });
+    registerTranscriptionRoute(scope, transcriptions, fileUrl);
+  });
+}
+
+function registerTranscriptionRoute(app: FastifyInstance, transcriptions: TranscriptionService, fileUrl: FileUrl): void {
   app.post('/v1/audio/transcriptions', { config: { name: 'audio.transcriptions', doc: { summary: 'Transcribe audio (OpenAI format), or as a task with async=true or a webhook_url', form: transcriptionForm } } }, async (request, reply) => {
     const form = await readForm(request);
     if (isAsynchronous(form.fields)) request.errorShape = 'C';
