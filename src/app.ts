@@ -444,7 +444,8 @@ export async function buildApp(dependencies: AppDependencies): Promise<App> {
     else if (jsonDepthExceeds(body as string, MAX_JSON_DEPTH)) done(new GatewayError('invalid_request', `body: nests deeper than ${MAX_JSON_DEPTH} levels`, { param: 'body' }), undefined);
     else parseJson(request, body as string, done);
   });
-  await server.register(cookie);
+  // Cookies are parsed only where a route reads the session (sessionToken in plugins/auth.ts), not on every request.
+  await server.register(cookie, { hook: false });
   registerErrorHandling(server);
   registerAuth(server, { keys: services.keys, sessions: services.sessions, accounts: services.accounts }, dependencies.adminTokenHash, dependencies.clock);
   // GET /openapi.json and /docs: every route declares itself (config.doc); the registry records them as they come.

@@ -41,6 +41,18 @@ function checkAdminToken(request: FastifyRequest, reply: FastifyReply, text: str
 }
 
 export const SESSION_COOKIE = 'tollgate_session';
+
+/**
+ * The session cookie's value, parsed when a route first asks: the cookie plugin runs without its per-request parsing hook
+ * (app.ts), since the model endpoints, most of the gateway's traffic, never read a cookie.
+ */
+export function sessionToken(request: FastifyRequest): string | undefined {
+  const header = request.headers.cookie;
+  if (header === undefined) return undefined;
+  request.cookies ??= request.server.parseCookie(header);
+  return request.cookies[SESSION_COOKIE];
+}
+
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 export interface AuthServices {
@@ -66,7 +78,7 @@ async function principalOf(request: FastifyRequest, services: AuthServices, text
     await services.keys.admit(key);
     return { user, via: 'key', keyId: key.id, session: undefined };
   }
-  const token = request.cookies[SESSION_COOKIE];
+  const token = sessionToken(request);
   const signedIn = token ? await services.sessions.authenticate(token) : undefined;
   if (!signedIn) throw unauthorized();
   if (!SAFE_METHODS.has(request.method)) {
@@ -91,7 +103,7 @@ export function registerAuth(app: FastifyInstance, services: AuthServices, admin
     const text = keyText(request);
     if (mode === 'admin') {
       // The admin token (scripts, the CLI) or an operator's signed-in session (the console's operator pages, DESIGN §11).
-      if (text !== undefined || request.cookies[SESSION_COOKIE] === undefined) return checkAdminToken(request, reply, text, adminTokenHash, guesses);
+      if (text !== undefined || sessionToken(request) === undefined) return checkAdminToken(request, reply, text, adminTokenHash, guesses);
       const principal = await principalOf(request, services, undefined);
       if (!principal.user.operator) {
         throw new GatewayError('forbidden', 'The admin API needs the admin token or an operator\'s session.', { codeA: 'operator_only' });
@@ -99,7 +111,7 @@ export function registerAuth(app: FastifyInstance, services: AuthServices, admin
       request.principal = principal;
       return;
     }
-    if (mode === 'user' || (mode === 'optionalUser' && (text !== undefined || request.cookies[SESSION_COOKIE] !== undefined))) {
+    if (mode === 'user' || (mode === 'optionalUser' && (text !== undefined || sessionToken(request) !== undefined))) {
       request.principal = await principalOf(request, services, text);
       return;
     }

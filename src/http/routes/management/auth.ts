@@ -4,7 +4,7 @@ import { unauthorized } from '../../../core/errors.ts';
 import { parseOrThrow } from '../../../dialects/validation.ts';
 import type { SessionsService, SignedIn } from '../../../features/accounts/sessions-service.ts';
 import type { SignupService } from '../../../features/accounts/signup-service.ts';
-import { SESSION_COOKIE } from '../../plugins/auth.ts';
+import { SESSION_COOKIE, sessionToken } from '../../plugins/auth.ts';
 import { userView } from './views.ts';
 
 const loginBody = z.object({ email: z.string().min(1).max(320), password: z.string().min(1).max(512) });
@@ -38,14 +38,14 @@ export function registerAuthRoutes(app: FastifyInstance, services: { sessions: S
   });
 
   app.post('/api/v1/auth/logout', { config: { auth: 'user', name: 'auth.logout', doc: { summary: 'Sign out (ends the session)' } } }, async (request, reply) => {
-    const token = request.cookies[SESSION_COOKIE];
+    const token = sessionToken(request);
     if (token) await sessions.logout(token);
     void reply.clearCookie(SESSION_COOKIE, { path: '/' });
     return { ok: true };
   });
 
   app.get('/api/v1/auth/session', { config: { auth: 'none', name: 'auth.session', doc: { summary: 'The current session and its CSRF token, if signed in' } } }, async (request) => {
-    const token = request.cookies[SESSION_COOKIE];
+    const token = sessionToken(request);
     const signedIn = token ? await sessions.authenticate(token) : undefined;
     if (!signedIn) throw unauthorized();
     return { user: userView(signedIn.user), csrfToken: signedIn.session.csrfToken };
