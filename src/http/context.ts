@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import type { ErrorShape } from '../core/errors.ts';
 import type { User } from '../features/accounts/accounts.ts';
 import type { Session } from '../features/accounts/sessions.ts';
@@ -48,5 +49,19 @@ declare module 'fastify' {
     trace: RequestTrace | undefined;
     /** Set by the auth plugin for a request made with an API key: tracks a stream so revoking the key cuts it. */
     trackStream: ((controller: AbortController) => () => void) | undefined;
+    /** `routeSettings`' copy. */
+    settings: RouteConfig | undefined;
   }
+}
+
+type RouteConfig = FastifyRequest['routeOptions']['config'];
+/** What a request outside any route (Fastify's own errors before routing) reads: no settings, no url. */
+const NO_SETTINGS = Object.freeze({}) as RouteConfig;
+
+/**
+ * The route's settings (and its `url`, undefined when no route matched). Fastify's `request.routeOptions` builds a new object
+ * of thirteen fields at every read, and the plugins read the settings several times a request: this reads them once.
+ */
+export function routeSettings(request: FastifyRequest): RouteConfig {
+  return (request.settings ??= request.routeOptions.config ?? NO_SETTINGS);
 }

@@ -3,7 +3,7 @@ import { GatewayError, unauthorized } from '../../core/errors.ts';
 import type { AccountsService } from '../../features/accounts/accounts-service.ts';
 import type { SessionsService } from '../../features/accounts/sessions-service.ts';
 import type { KeysService } from '../../features/keys/keys-service.ts';
-import type { Principal } from '../context.ts';
+import { routeSettings, type Principal } from '../context.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { FailureLimiter } from '../../lib/failure-limiter.ts';
 import { constantTimeEqual, sha256Hex } from '../../lib/hashing.ts';
@@ -15,7 +15,7 @@ export function keyText(request: FastifyRequest): string | undefined {
     const text = header.startsWith('Bearer ') || header.startsWith('bearer ') ? header.slice(7) : header;
     return text.trim() || undefined;
   }
-  if (request.routeOptions.config?.apiKeyHeader) {
+  if (routeSettings(request).apiKeyHeader) {
     const alternative = request.headers['x-api-key'];
     if (typeof alternative === 'string' && alternative.length > 0) return alternative.trim();
   }
@@ -98,8 +98,9 @@ export function registerAuth(app: FastifyInstance, services: AuthServices, admin
   app.decorateRequest('principal', undefined);
   app.decorateRequest('trackStream', undefined);
   app.addHook('preHandler', async (request, reply) => {
-    const mode = request.routeOptions.config?.auth ?? 'key';
-    if (mode === 'none' || !request.routeOptions.url) return;
+    const settings = routeSettings(request);
+    const mode = settings.auth ?? 'key';
+    if (mode === 'none' || !settings.url) return;
     const text = keyText(request);
     if (mode === 'admin') {
       // The admin token (scripts, the CLI) or an operator's signed-in session (the console's operator pages, DESIGN §11).

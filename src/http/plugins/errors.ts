@@ -43,6 +43,7 @@ export function toCatalogueError(error: unknown, passthrough: boolean): GatewayE
 /** Sends an error in the route's shape, with the request id; a vendor body passed through stays the vendor's bytes. */
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: GatewayError): FastifyReply {
   // SPEC §5/§7: a missing or bad key is answered in shape A on every endpoint, the messages endpoint included.
+  // The route context as it is now, not routeSettings' copy: `reply.callNotFound()` moves a request to the 404 route.
   const routeShape = request.errorShape ?? request.routeOptions.config?.errorShape ?? 'A';
   let shape: ErrorShape = error.code === 'unauthorized' && routeShape !== 'bot' ? 'A' : routeShape;
   // SPEC 2.10/§7: shape C is the retired-model answer of media creation and asynchronous transcription; their other errors are shape A.

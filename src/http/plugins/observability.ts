@@ -3,6 +3,7 @@ import { levels } from 'pino';
 import type { RequestLog } from '../../features/usage/request-log-writer.ts';
 import type { HistogramSeries, Metrics, Tally } from '../../lib/metrics.ts';
 import { formatMoney } from '../../lib/money.ts';
+import { routeSettings } from '../context.ts';
 
 /** The model a JSON body names, for the access log and the request log (the body itself is never logged). */
 function modelOf(request: FastifyRequest): string | undefined {
@@ -24,6 +25,7 @@ const CLIENT_CLOSED = 499;
 export function registerObservability(app: FastifyInstance, metrics: Metrics, activity: { requests: number }, requestLog: RequestLog): void {
   app.decorateRequest('startedAt', 0n);
   app.decorateRequest('trace', undefined);
+  app.decorateRequest('settings', undefined);
   // Series are looked up once per route and status (the request counter is a TalliedCounter: a plain number per series).
   const counters = new Map<string, Tally>();
   const timers = new Map<string, HistogramSeries>();
@@ -31,7 +33,8 @@ export function registerObservability(app: FastifyInstance, metrics: Metrics, ac
   const accessLog = (levels.values[app.log.level] ?? Number.POSITIVE_INFINITY) <= levels.values.info!;
 
   const finish = (request: FastifyRequest, reply: FastifyReply): void => {
-    const route = request.routeOptions.config?.name ?? request.routeOptions.url ?? 'unmatched';
+    const settings = routeSettings(request);
+    const route = settings.name ?? settings.url ?? 'unmatched';
     const status = reply.statusCode;
     const counterKey = `${route} ${status}`;
     let counter = counters.get(counterKey);
@@ -54,7 +57,7 @@ export function registerObservability(app: FastifyInstance, metrics: Metrics, ac
     if (aborted) trace.failed('client_closed');
     // Only the model endpoints' keys are logged: management keys and sessions act on the account, they do not use models —
     // unless a management request spends (a knowledge document's embeddings), which it logs under its spender.
-    const logged = request.apiKey !== undefined && (request.routeOptions.config?.auth ?? 'key') === 'key';
+    const logged = request.apiKey !== undefined && (settings.auth ?? 'key') === 'key';
     trace.close({
       key: logged ? request.apiKey : trace.spender,
       endpoint: route,
