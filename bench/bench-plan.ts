@@ -28,9 +28,9 @@ export interface BenchPlan {
   /** Delay between streamed chunks during the concurrent-streams phase, so the streams overlap. */
   streamChunkDelayMs: number;
   rssSampleMs: number;
-  /** The request log's cost: interleaved on/off saturation pairs, and each run's length. */
-  logCostRounds: number;
-  logCostSeconds: number;
+  /** Each feature's cost (the request log; the key's limits with the channels): interleaved on/off saturation pairs, and each run's length. */
+  featureCostRounds: number;
+  featureCostSeconds: number;
   /** Wait after a gateway's last load before reading its RSS "after". */
   rssSettleSeconds: number;
 }
@@ -71,8 +71,8 @@ export function parsePlan(argv: readonly string[]): BenchPlan {
         firstTokenStreams: 100,
         streamSteps: [250, 500],
         rssSettleSeconds: 10,
-        logCostRounds: 8,
-        logCostSeconds: 2,
+        featureCostRounds: 8,
+        featureCostSeconds: 2,
       }
     : {
         ...common,
@@ -88,7 +88,7 @@ export function parsePlan(argv: readonly string[]): BenchPlan {
         firstTokenStreams: 1_000,
         streamSteps: [250, 500, 1_000],
         rssSettleSeconds: 30,
-        logCostRounds: 16,
-        logCostSeconds: 4,
+        featureCostRounds: 16,
+        featureCostSeconds: 4,
       };
 }

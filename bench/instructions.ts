@@ -23,7 +23,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { childEnvironment, installExitHandlers, stopEverything } from './child-processes.ts';
 import { median } from './percentiles.ts';
-import { benchKeyHeaders, CHAT_BODY, CHAT_PATH, npmStartNode, startSimulator, tollgateVariables, type SimulatorControl } from './targets.ts';
+import { benchKeyHeaders, CHAT_BODY, CHAT_PATH, EVERYTHING_ON, npmStartNode, startSimulator, tollgateVariables, type SimulatorControl } from './targets.ts';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const CONNECTIONS = 8;
@@ -100,7 +100,7 @@ async function countInstructions(simulator: SimulatorControl, requestLog: boolea
       if (attempt > 600) throw new Error(`the gateway under valgrind did not answer in 5 minutes:\n${output}`);
       await sleep(500);
     }
-    const headers = await benchKeyHeaders(origin, dataDir);
+    const headers = await benchKeyHeaders(origin, dataDir, simulator, { ...EVERYTHING_ON, requestLog });
     // The calls run without a pause from the warm-up to the end: an idle gateway lets V8 age its compiled code and collect
     // at leisure, which the next calls would pay for. The counters are zeroed just after a batch was committed (the log's,
     // or the ledger's when the log is off), seen as the table growing, so no batch straddles the start; at the end SIGTERM

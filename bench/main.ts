@@ -10,9 +10,9 @@ import { installExitHandlers, stopChild, stopEverything } from './child-processe
 import { channelPickNote, measureChannelPick } from './channel-pick.ts';
 import { measureProxyFloor, proxyFloorNotes } from './proxy-floor.ts';
 import { measureTarget, type TargetReport } from './measure-target.ts';
-import { measureRequestLogCost, type RequestLogCost } from './request-log-cost.ts';
+import { measureFeatureCost, type FeatureCost } from './feature-cost.ts';
 import { appendResults, machineLine, renderStepNotes, renderTable } from './results-table.ts';
-import { directTarget, startPortkey, startSimulator, startTollgate, type SimulatorControl, type Target } from './targets.ts';
+import { directTarget, EVERYTHING_ON, startPortkey, startSimulator, startTollgate, type GatewayFeatures, type SimulatorControl, type Target } from './targets.ts';
 
 const BENCH_DIRECTORY = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(BENCH_DIRECTORY, '..');
@@ -50,9 +50,13 @@ async function run(plan: BenchPlan): Promise<void> {
   // The floor under the table's figures: what a bare Node proxy hop adds at concurrency 1, beside direct, and what it
   // serves at saturation, in this run.
   const floor = await measureProxyFloor(ROOT, simulator, plan);
-  // DESIGN §13: the request log's cost on the hot path, measured in the same run by interleaved runs of the gateway with
-  // the log on and off (one pair after another, so the shared machine's drift falls on both sides alike).
-  const logCost = await measureRequestLogCost((requestLog) => startTollgate(ROOT, simulator, stopChild, requestLog), simulator, plan.saturationConnections, plan.logCostSeconds, plan.logCostRounds);
+  // DESIGN §13 and issue 16: what the request log, and the key's limits with the channels, cost on the hot path, each
+  // measured in the same run by interleaved runs of the gateway with it on and off, everything else on (one pair after
+  // another, so the shared machine's drift falls on both sides alike).
+  const costOf = (feature: keyof GatewayFeatures): Promise<FeatureCost> =>
+    measureFeatureCost((on) => startTollgate(ROOT, simulator, stopChild, { ...EVERYTHING_ON, [feature]: on }), simulator, plan.saturationConnections, plan.featureCostSeconds, plan.featureCostRounds);
+  const logCost = await costOf('requestLog');
+  const limitsCost = await costOf('limitsAndChannels');
 
   const table = renderTable(reports, plan);
   const tollgate = reports.find((report) => report.name === 'tollgate');
@@ -61,7 +65,8 @@ async function run(plan: BenchPlan): Promise<void> {
   const notes = [
     ...renderStepNotes(reports),
     ...proxyFloorNotes(floor, tollgateAddedP99, { tollgate: tollgate?.saturation, peer: peer?.saturation }),
-    requestLogNote(logCost),
+    featureCostNote('request log', logCost),
+    featureCostNote("the key's limits (requests and tokens a minute, spend, models, expiry) and two channels a vendor", limitsCost),
     // Issue 15: what choosing a channel costs per request, in this process once the gateways are stopped.
     channelPickNote(measureChannelPick()),
   ];
@@ -72,11 +77,11 @@ async function run(plan: BenchPlan): Promise<void> {
   console.error(`\nappended to ${RESULTS_PATH}`);
 }
 
-/** Saturation req/s and CPU per request with the request log on and off (DESIGN §13 asks for ≤ 5 % fewer req/s). */
-function requestLogNote(cost: RequestLogCost): string {
+/** Saturation req/s and CPU per request with a feature on and off (DESIGN §13 asks ≤ 5 % fewer req/s for the request log). */
+function featureCostNote(feature: string, cost: FeatureCost): string {
   const spread = `${cost.pairLosses[0]!.toFixed(1)} … ${cost.pairLosses.at(-1)!.toFixed(1)} %`;
   return (
-    `request log (${cost.rounds} rounds, each a fresh gateway with it on and one with it off, ${cost.secondsPerRun} s each): ${cost.on.requestsPerSecond.toFixed(0)} req/s on, ` +
+    `${feature} (${cost.rounds} rounds, each a fresh gateway with it on and one with it off, ${cost.secondsPerRun} s each): ${cost.on.requestsPerSecond.toFixed(0)} req/s on, ` +
     `${cost.off.requestsPerSecond.toFixed(0)} req/s off (median pair: ${cost.lossPercent.toFixed(1)} % fewer with it on; pairs ${spread}); ` +
     `CPU per request ${cost.on.cpuMicrosecondsPerRequest.toFixed(0)} µs on, ${cost.off.cpuMicrosecondsPerRequest.toFixed(0)} µs off (median pair +${cost.cpuPercent.toFixed(1)} %)`
   );

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { installExitHandlers, stopChild, stopEverything } from './child-processes.ts';
 import { cpuMicroseconds } from './process-stats.ts';
-import { CHAT_BODY, CHAT_PATH, MESSAGES_BODY, MESSAGES_PATH, MESSAGES_STREAM_BODY, STREAM_BODY, startSimulator, startTollgate } from './targets.ts';
+import { CHAT_BODY, CHAT_PATH, EVERYTHING_ON, MESSAGES_BODY, MESSAGES_PATH, MESSAGES_STREAM_BODY, STREAM_BODY, startSimulator, startTollgate } from './targets.ts';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const PROFILES = join(ROOT, 'bench', 'profiles');
@@ -116,7 +116,7 @@ async function profileScenario(
   const directory = join(PROFILES, requestLog ? scenario : `${scenario}-no-request-log`);
   rmSync(directory, { recursive: true, force: true });
   mkdirSync(directory, { recursive: true });
-  const target = await startTollgate(ROOT, simulator, stopChild, requestLog, ['--cpu-prof', `--cpu-prof-dir=${directory}`]);
+  const target = await startTollgate(ROOT, simulator, stopChild, { ...EVERYTHING_ON, requestLog }, ['--cpu-prof', `--cpu-prof-dir=${directory}`]);
   const { path, body } = SCENARIOS[scenario];
   const load = (duration: number) => autocannon({ url: `${target.origin}${path}`, method: 'POST', headers: target.headers, body, connections: 50, duration, timeout: 10 });
   try {

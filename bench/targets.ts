@@ -16,7 +16,8 @@ export const MESSAGES_STREAM_BODY = JSON.stringify({ model: 'claude-sonnet-4-6',
 
 /** Something requests are sent to, and the process whose CPU and memory count for it. */
 export interface Target {
-  name: 'direct' | 'bare-proxy' | 'tollgate' | 'tollgate-log-off' | 'portkey';
+  /** `tollgate` with every feature on; `tollgate (… off)` otherwise. */
+  name: 'direct' | 'bare-proxy' | 'portkey' | `tollgate${string}`;
   /** `http://127.0.0.1:<port>` */
   origin: string;
   /** Headers of every chat request (authorization, content type, routing). */
@@ -36,12 +37,14 @@ export interface SimulatorControl {
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
 
-async function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<unknown> {
-  const response = await fetch(url, { method: 'POST', headers: { ...JSON_HEADERS, ...headers }, body: JSON.stringify(body) });
+async function sendJson(method: 'POST' | 'PUT', url: string, body: unknown, headers: Record<string, string> = {}): Promise<unknown> {
+  const response = await fetch(url, { method, headers: { ...JSON_HEADERS, ...headers }, body: JSON.stringify(body) });
   const text = await response.text();
-  if (!response.ok) throw new Error(`POST ${url} answered ${response.status}: ${text}`);
+  if (!response.ok) throw new Error(`${method} ${url} answered ${response.status}: ${text}`);
   return JSON.parse(text) as unknown;
 }
+
+const postJson = (url: string, body: unknown, headers: Record<string, string> = {}): Promise<unknown> => sendJson('POST', url, body, headers);
 
 function stringField(value: unknown, field: string): string {
   const found = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[field] : undefined;
@@ -68,11 +71,55 @@ export function directTarget(simulator: SimulatorControl): Target {
   return { name: 'direct', origin: simulator.origin, headers: { ...JSON_HEADERS, authorization: 'Bearer bench' }, pid: simulator.child.pid, stop: async () => {} };
 }
 
-/** Request headers with the key of a user made through the admin API, with a balance no run can exhaust. */
-export async function benchKeyHeaders(origin: string, dataDir: string): Promise<Record<string, string>> {
+/**
+ * What of the gateway's own per-request work a bench gateway runs (issue 16: measured with everything a user switches on).
+ * The bench's figures come from `EVERYTHING_ON`; a feature is off only to measure what it costs.
+ */
+export interface GatewayFeatures {
+  /** The request log (TOLLGATE_REQUEST_LOG). */
+  requestLog: boolean;
+  /**
+   * The key's own limits, none of them reached — requests and tokens per minute, a monthly spend limit, allowed models and
+   * an expiry date — and each vendor reached through two channels weighted 3:1 (both the simulator).
+   */
+  limitsAndChannels: boolean;
+}
+
+export const EVERYTHING_ON: GatewayFeatures = { requestLog: true, limitsAndChannels: true };
+
+function gatewayName(features: GatewayFeatures): Target['name'] {
+  const off = [...(features.requestLog ? [] : ['request log']), ...(features.limitsAndChannels ? [] : ['limits and channels'])];
+  return off.length === 0 ? 'tollgate' : `tollgate (${off.join(', ')} off)`;
+}
+
+/** The most the admin API takes for a key's requests per minute: above anything a bench run sends in a minute. */
+const BENCH_REQUESTS_PER_MINUTE = 1_000_000;
+
+/**
+ * Request headers with the key of a user made through the admin API, with a balance no run can exhaust; with
+ * `limitsAndChannels`, the key carries every limit (none reached) and each vendor gets its two channels.
+ */
+export async function benchKeyHeaders(origin: string, dataDir: string, simulator: SimulatorControl, features: GatewayFeatures): Promise<Record<string, string>> {
   const admin = { authorization: `Bearer ${readFileSync(join(dataDir, 'admin-token'), 'utf8').trim()}` };
+  if (features.limitsAndChannels) {
+    const channels = (baseUrl: string) => [
+      { id: 'primary', baseUrl, apiKey: 'bench', weight: 3 },
+      { id: 'secondary', baseUrl, apiKey: 'bench', weight: 1 },
+    ];
+    await sendJson('PUT', `${origin}/admin/v1/providers/openai`, { type: 'openai', channels: channels(`${simulator.origin}/v1`) }, admin);
+    await sendJson('PUT', `${origin}/admin/v1/providers/anthropic`, { type: 'anthropic', channels: channels(simulator.origin) }, admin);
+  }
   const user = await postJson(`${origin}/admin/v1/users`, { name: 'bench', balance: '1000000' }, admin);
-  const key = await postJson(`${origin}/admin/v1/keys`, { userId: stringField(user, 'id'), name: 'bench' }, admin);
+  const limits = features.limitsAndChannels
+    ? {
+        rateLimit: BENCH_REQUESTS_PER_MINUTE,
+        tpm: 1_000_000_000,
+        limit: { amount: '1000000', period: 'month' },
+        allowedModels: [JSON.parse(CHAT_BODY).model as string, JSON.parse(MESSAGES_BODY).model as string],
+        expiresAt: '2100-01-01T00:00:00Z',
+      }
+    : {};
+  const key = await postJson(`${origin}/admin/v1/keys`, { userId: stringField(user, 'id'), name: 'bench', ...limits }, admin);
   return { ...JSON_HEADERS, authorization: `Bearer ${stringField(key, 'key')}` };
 }
 
@@ -105,21 +152,21 @@ export function npmStartNode(root: string): { flags: string[]; environment: Reco
 }
 
 /**
- * Tollgate on the embedded default (SQLite in a fresh data folder), vendor OpenAI pointed at the external simulator. The
- * benchmark's key belongs to a user created through the admin API with a balance no run can exhaust.
+ * Tollgate on the embedded default (SQLite in a fresh data folder), both vendors pointed at the external simulator. The
+ * benchmark's key belongs to a user created through the admin API with a balance no run can exhaust (`benchKeyHeaders`).
  */
 export async function startTollgate(
   root: string,
   simulator: SimulatorControl,
   stopChild: (child: Child) => Promise<void>,
-  requestLog = true,
+  features: GatewayFeatures = EVERYTHING_ON,
   /** Extra node flags (bench/profile.ts: --cpu-prof). */
   nodeFlags: readonly string[] = [],
 ): Promise<Target> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tollgate-bench-'));
   const cleanup = removeOnExit(dataDir);
   const port = await freePort();
-  const environment = childEnvironment(tollgateVariables(port, dataDir, simulator, requestLog));
+  const environment = childEnvironment(tollgateVariables(port, dataDir, simulator, features.requestLog));
   // Measured as `npm start` serves: the bundled build (no TypeScript loader in the process).
   execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
   // The same node flags and allocator setting as `npm start` (package.json).
@@ -133,8 +180,8 @@ export async function startTollgate(
   };
   try {
     await waitUntilAnswering(child, `${origin}/healthz`);
-    const headers = await benchKeyHeaders(origin, dataDir);
-    return { name: requestLog ? 'tollgate' : 'tollgate-log-off', origin, headers, pid: child.pid, stop };
+    const headers = await benchKeyHeaders(origin, dataDir, simulator, features);
+    return { name: gatewayName(features), origin, headers, pid: child.pid, stop };
   } catch (error) {
     await stop();
     throw error;

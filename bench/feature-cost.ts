@@ -1,6 +1,7 @@
-// The request log's cost on the hot path (DESIGN §13: ≤ 5 % fewer req/s with it on). Each round starts two fresh gateways,
-// one with the log on and one with it off, and alternates saturation runs between them (on, off or off, on), so the shared
-// machine's drift falls on both alike; the median of the rounds' losses is reported. Fresh processes per round, started in
+// What one feature of the gateway costs on the hot path (DESIGN §13: the request log ≤ 5 % fewer req/s with it on; issue 16:
+// the key's limits and the channels too). Each round starts two fresh gateways, one with the feature on and one with it off
+// (everything else on in both), and alternates saturation runs between them (on, off or off, on), so the shared machine's
+// drift falls on both alike; the median of the rounds' losses is reported. Fresh processes per round, started in
 // alternating order: two long-lived processes showed a steady bias of about 4 % between them with the log off in both
 // (an A/A run), more than the bound itself. CPU per request is read too.
 
@@ -9,16 +10,16 @@ import { median } from './percentiles.ts';
 import { measureSaturation, type SaturationResult } from './saturation.ts';
 import type { SimulatorControl, Target } from './targets.ts';
 
-export interface RequestLogCost {
+export interface FeatureCost {
   rounds: number;
   secondsPerRun: number;
   on: { requestsPerSecond: number; cpuMicrosecondsPerRequest: number };
   off: { requestsPerSecond: number; cpuMicrosecondsPerRequest: number };
-  /** Percent fewer req/s with the log on: the median over adjacent on/off pairs (each pair shares the machine's moment). */
+  /** Percent fewer req/s with the feature on: the median over adjacent on/off pairs (each pair shares the machine's moment). */
   lossPercent: number;
   /** The pairs' losses, lowest to highest: their spread is the run's noise. */
   pairLosses: number[];
-  /** Percent more CPU per request with the log on (median over the pairs). */
+  /** Percent more CPU per request with the feature on (median over the pairs). */
   cpuPercent: number;
 }
 
@@ -27,13 +28,13 @@ const percentFewer = (value: number, base: number): number => (base > 0 ? ((base
 /** How many percent `larger` is above `base`. */
 const percentMore = (larger: number, base: number): number => (base > 0 ? ((larger - base) / base) * 100 : 0);
 
-export async function measureRequestLogCost(
-  start: (requestLog: boolean) => Promise<Target>,
+export async function measureFeatureCost(
+  start: (on: boolean) => Promise<Target>,
   simulator: SimulatorControl,
   connections: number,
   secondsPerRun: number,
   rounds: number,
-): Promise<RequestLogCost> {
+): Promise<FeatureCost> {
   await simulator.configure({ latencyMs: 0, chunkDelayMs: 0 });
   const results: { on: SaturationResult[]; off: SaturationResult[] } = { on: [], off: [] };
   for (let round = 0; round < rounds; round++) {
