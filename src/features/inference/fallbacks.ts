@@ -37,9 +37,29 @@ export function rebindToFallback<Call extends AuthorisedCall>(call: Call, model:
 /**
  * Runs `attempt` for the call's model and, while the model cannot be reached, for each of its fallbacks in turn (the call
  * rebound to it; `rebind` points the rest — the adapter, the body — at it). The last failure is thrown when none serves.
- * Nothing is charged until an attempt returns: the charge follows the call's resolution as it is then.
+ * Nothing is charged until an attempt returns: the charge follows the call's resolution as it is then. A model without
+ * fallbacks (most of them) runs its one attempt as it is, with no wrapper around it: it is on every model call's path.
  */
-export async function withFallbacks<T, Call extends AuthorisedCall>(
+export function withFallbacks<T, Call extends AuthorisedCall>(
+  dependencies: Pick<ModelCallDependencies, 'catalog' | 'clock'>,
+  call: Call,
+  attempt: () => Promise<T>,
+  options: { rebind: (model: Model) => void; accepts?: (model: Model) => boolean },
+): Promise<T> {
+  if (!call.resolution.served.fallbacks?.length) return attemptOnce(attempt);
+  return attemptWithFallbacks(dependencies, call, attempt, options);
+}
+
+/** `attempt()`, with a synchronous throw turned into a rejection as an async function would. */
+function attemptOnce<T>(attempt: () => Promise<T>): Promise<T> {
+  try {
+    return attempt();
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+async function attemptWithFallbacks<T, Call extends AuthorisedCall>(
   dependencies: Pick<ModelCallDependencies, 'catalog' | 'clock'>,
   call: Call,
   attempt: () => Promise<T>,
@@ -66,7 +86,8 @@ export async function withFallbacks<T, Call extends AuthorisedCall>(
 
 /** `withFallbacks` for a canonical-format call: a fallback's provider adapter replaces the call's. */
 export function withModelFallbacks<T>(dependencies: Pick<ModelCallDependencies, 'catalog' | 'clock' | 'providers'>, call: ModelCall, attempt: () => Promise<T>): Promise<T> {
-  return withFallbacks(dependencies, call, attempt, {
+  if (!call.resolution.served.fallbacks?.length) return attemptOnce(attempt);
+  return attemptWithFallbacks(dependencies, call, attempt, {
     rebind: (model) => {
       call.provider = dependencies.providers.get(model.provider);
     },
