@@ -1,5 +1,7 @@
-// `npm run bench:instructions [-- --requests N] [-- --warm-up N] [-- --top N] [-- --rounds N]` (issues 12 and 16): the instructions a chat
-// call costs the gateway, with the request log on and off, counted by valgrind's callgrind. Instructions depend less on
+// `npm run bench:instructions [-- --requests N] [-- --warm-up N] [-- --top N] [-- --rounds N] [-- --against REV]` (issues 12 and 16):
+// the instructions a chat call costs the gateway, with the request log on and off, counted by valgrind's callgrind; with
+// `--against REV`, the working tree's build against that revision's (bench/compare-builds.ts bundles it), both with
+// everything on, to judge a change by instructions rather than by seconds. Instructions depend less on
 // what else the machine is doing than seconds: on this shared two-core machine one saturation run's CPU per request moves
 // ±15 % from the next, more than the request log's whole cost, while a callgrind count of the same build moves ~2 % of the
 // main thread's instructions. Not nothing: the batch writers flush by the clock, so how fast valgrind runs (the machine's
@@ -22,6 +24,7 @@ import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { childEnvironment, installExitHandlers, stopEverything } from './child-processes.ts';
+import { bundleRevision, removeBundle } from './compare-builds.ts';
 import { median } from './percentiles.ts';
 import { benchKeyHeaders, CHAT_BODY, CHAT_PATH, EVERYTHING_ON, npmStartNode, startSimulator, tollgateVariables, type SimulatorControl } from './targets.ts';
 
@@ -39,19 +42,32 @@ interface Options {
   top: number;
   /** Fresh pairs counted one after another: their spread is the tool's own precision. */
   rounds: number;
+  /** A revision whose build is counted beside the working tree's (instead of the log on beside the log off). */
+  against: string | undefined;
+}
+
+/** One side of a pair: which bundle runs, with the request log on or off. */
+interface Variant {
+  label: string;
+  bundle: string;
+  requestLog: boolean;
 }
 
 function parseArguments(argv: readonly string[]): Options {
-  const options: Options = { requests: 4_000, warmUp: 6_000, top: 0, rounds: 1 };
+  const options: Options = { requests: 4_000, warmUp: 6_000, top: 0, rounds: 1, against: undefined };
   for (let index = 0; index < argv.length; index++) {
     const argument = argv[index];
     if (argument === '--') continue;
+    if (argument === '--against') {
+      options.against = argv[++index] ?? '';
+      continue;
+    }
     const value = Number(argv[index + 1]);
     if (argument === '--requests') options.requests = value;
     else if (argument === '--warm-up') options.warmUp = value;
     else if (argument === '--top') options.top = value;
     else if (argument === '--rounds') options.rounds = value;
-    else throw new Error(`unknown argument "${argument ?? ''}" (--requests N, --warm-up N, --top N, --rounds N)`);
+    else throw new Error(`unknown argument "${argument ?? ''}" (--requests N, --warm-up N, --top N, --rounds N, --against REV)`);
     index++;
     if (!Number.isInteger(value) || value < 0) throw new Error(`${argument} takes a whole number`);
   }
@@ -61,7 +77,7 @@ function parseArguments(argv: readonly string[]): Options {
 }
 
 interface Count {
-  requestLog: boolean;
+  variant: Variant;
   /** Instructions per call, main thread and all threads. */
   main: number;
   all: number;
@@ -70,7 +86,8 @@ interface Count {
   directory: string;
 }
 
-async function countInstructions(simulator: SimulatorControl, requestLog: boolean, options: Options, port: number): Promise<Count> {
+async function countInstructions(simulator: SimulatorControl, variant: Variant, options: Options, port: number): Promise<Count> {
+  const { requestLog } = variant;
   const dataDir = mkdtempSync(join(tmpdir(), 'tollgate-instructions-'));
   const directory = mkdtempSync(join(tmpdir(), 'tollgate-callgrind-'));
   const asStarted = npmStartNode(ROOT);
@@ -83,7 +100,7 @@ async function countInstructions(simulator: SimulatorControl, requestLog: boolea
   };
   const valgrind = ['--tool=callgrind', '--vgdb=yes', `--vgdb-prefix=${VGDB_PREFIX}`, '--smc-check=all-non-file', '--separate-threads=yes', `--callgrind-out-file=${directory}/callgrind.%p`];
   // The node flags of `npm start` (package.json), as every bench tool uses them.
-  const child = spawn('valgrind', [...valgrind, process.execPath, ...asStarted.flags, 'dist/main.js'], { cwd: ROOT, env: environment, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn('valgrind', [...valgrind, process.execPath, ...asStarted.flags, variant.bundle], { cwd: ROOT, env: environment, stdio: ['ignore', 'ignore', 'pipe'] });
   let output = '';
   child.stderr.on('data', (chunk: Buffer) => {
     output = (output + chunk.toString('utf8')).slice(-4_000);
@@ -155,7 +172,7 @@ async function countInstructions(simulator: SimulatorControl, requestLog: boolea
       mainDump = join(directory, name);
     }
   }
-  return { requestLog, main: main / options.requests, all: all / options.requests, mainDump, directory };
+  return { variant, main: main / options.requests, all: all / options.requests, mainDump, directory };
 }
 
 /** The frames every count passes through (the process's and the threads' entry points, the event loop). */
@@ -182,34 +199,44 @@ const thousands = (value: number): string => `${(value / 1000).toFixed(1)}k`;
 async function run(options: Options): Promise<void> {
   execFileSync('valgrind', ['--version'], { stdio: 'ignore' });
   execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+  const against = options.against === undefined ? undefined : bundleRevision(ROOT, options.against);
+  // "a" and "b" of each pair: the log on and off in the working tree's build, or the working tree against another revision.
+  const [a, b]: [Variant, Variant] = against
+    ? [{ label: 'working tree', bundle: 'dist/main.js', requestLog: true }, { label: `${options.against} (${against.commit.slice(0, 12)})`, bundle: against.bundle, requestLog: true }]
+    : [{ label: 'log on', bundle: 'dist/main.js', requestLog: true }, { label: 'log off', bundle: 'dist/main.js', requestLog: false }];
+  const difference = against ? 'difference' : "the log's share";
   const simulator = await startSimulator(ROOT, 20);
   await simulator.configure({ latencyMs: 0, chunkDelayMs: 0 });
-  console.error(`counting: ${options.warmUp} calls of warm-up, then ${options.requests} (non-stream chat, ${CONNECTIONS} connections), log on and off side by side`);
-  const share = (a: number, b: number): number => ((a - b) / b) * 100;
+  console.error(`counting: ${options.warmUp} calls of warm-up, then ${options.requests} (non-stream chat, ${CONNECTIONS} connections), ${a.label} and ${b.label} side by side`);
+  const share = (x: number, y: number): number => ((x - y) / y) * 100;
   const percent = (value: number): string => `${value.toFixed(1)} %`;
   const pairs: Array<{ on: Count; off: Count }> = [];
-  for (let round = 0; round < options.rounds; round++) {
-    const basePort = 20_000 + Math.floor(Math.random() * 20_000);
-    const [on, off] = await Promise.all([countInstructions(simulator, true, options, basePort), countInstructions(simulator, false, options, basePort + 1)]);
-    pairs.push({ on, off });
+  try {
+    for (let round = 0; round < options.rounds; round++) {
+      const basePort = 20_000 + Math.floor(Math.random() * 20_000);
+      const [on, off] = await Promise.all([countInstructions(simulator, a, options, basePort), countInstructions(simulator, b, options, basePort + 1)]);
+      pairs.push({ on, off });
+    }
+  } finally {
+    if (against) removeBundle(ROOT, against.bundle);
   }
-  console.log(`\n| instructions per chat call | log on | log off | the log's share |\n|---|---:|---:|---:|`);
+  console.log(`\n| instructions per chat call | ${a.label} | ${b.label} | ${difference} |\n|---|---:|---:|---:|`);
   for (const [index, { on, off }] of pairs.entries()) {
     const round = pairs.length > 1 ? ` (round ${index + 1})` : '';
     console.log(`| main thread${round} | ${thousands(on.main)} | ${thousands(off.main)} | ${percent(share(on.main, off.main))} |`);
     console.log(`| all threads${round} | ${thousands(on.all)} | ${thousands(off.all)} | ${percent(share(on.all, off.all))} |`);
   }
   if (pairs.length > 1) {
-    const shares = pairs.map(({ on, off }) => share(on.main, off.main)).sort((a, b) => a - b);
-    console.log(`\nmain thread, the log's share over ${pairs.length} fresh pairs: median ${percent(median(shares))} (${shares.map(percent).join(', ')})`);
+    const shares = pairs.map(({ on, off }) => share(on.main, off.main)).sort((x, y) => x - y);
+    console.log(`\nmain thread, ${difference} over ${pairs.length} fresh pairs: median ${percent(median(shares))} (${shares.map(percent).join(', ')})`);
   }
   const last = pairs.at(-1)!;
   if (options.top > 0 && last.on.mainDump && last.off.mainDump) {
-    const a = functionCounts(last.on.mainDump, options.requests);
-    const b = functionCounts(last.off.mainDump, options.requests);
-    const names = [...new Set([...a.keys(), ...b.keys()])];
-    const rows = names.map((name) => ({ name, on: a.get(name) ?? 0, off: b.get(name) ?? 0 })).sort((x, y) => Math.abs(y.on - y.off) - Math.abs(x.on - x.off));
-    console.log(`\n| main thread, native functions' own instructions${pairs.length > 1 ? ' (last round)' : ''} | log on | log off | difference |\n|---|---:|---:|---:|`);
+    const countsA = functionCounts(last.on.mainDump, options.requests);
+    const countsB = functionCounts(last.off.mainDump, options.requests);
+    const names = [...new Set([...countsA.keys(), ...countsB.keys()])];
+    const rows = names.map((name) => ({ name, on: countsA.get(name) ?? 0, off: countsB.get(name) ?? 0 })).sort((x, y) => Math.abs(y.on - y.off) - Math.abs(x.on - x.off));
+    console.log(`\n| main thread, native functions' own instructions${pairs.length > 1 ? ' (last round)' : ''} | ${a.label} | ${b.label} | difference |\n|---|---:|---:|---:|`);
     for (const row of rows.slice(0, options.top)) console.log(`| ${row.name.slice(0, 110)} | ${Math.round(row.on)} | ${Math.round(row.off)} | ${Math.round(row.on - row.off)} |`);
   }
   for (const { on, off } of pairs) for (const count of [on, off]) rmSync(count.directory, { recursive: true, force: true });

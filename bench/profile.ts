@@ -116,7 +116,7 @@ async function profileScenario(
   const directory = join(PROFILES, requestLog ? scenario : `${scenario}-no-request-log`);
   rmSync(directory, { recursive: true, force: true });
   mkdirSync(directory, { recursive: true });
-  const target = await startTollgate(ROOT, simulator, stopChild, { ...EVERYTHING_ON, requestLog }, ['--cpu-prof', `--cpu-prof-dir=${directory}`]);
+  const target = await startTollgate(ROOT, simulator, stopChild, { ...EVERYTHING_ON, requestLog }, { nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${directory}`] });
   const { path, body } = SCENARIOS[scenario];
   const load = (duration: number) => autocannon({ url: `${target.origin}${path}`, method: 'POST', headers: target.headers, body, connections: 50, duration, timeout: 10 });
   try {

@@ -151,6 +151,16 @@ export function npmStartNode(root: string): { flags: string[]; environment: Reco
   return { flags: node[1]!.trim().split(' ').filter(Boolean), environment };
 }
 
+/** How a bench gateway is launched beyond its features: extra node flags, another bundle, extra settings. */
+export interface GatewayLaunch {
+  /** Extra node flags, after npm start's own so that they win (bench/profile.ts: --cpu-prof). */
+  nodeFlags?: readonly string[];
+  /** A bundle other than the working tree's `dist/main.js`, relative to the root (bench/compare-builds.ts: another revision's build). */
+  bundle?: string;
+  /** Settings added to the bench's own (TOLLGATE_*), e.g. a batch window. */
+  environment?: Record<string, string>;
+}
+
 /**
  * Tollgate on the embedded default (SQLite in a fresh data folder), both vendors pointed at the external simulator. The
  * benchmark's key belongs to a user created through the admin API with a balance no run can exhaust (`benchKeyHeaders`).
@@ -160,18 +170,17 @@ export async function startTollgate(
   simulator: SimulatorControl,
   stopChild: (child: Child) => Promise<void>,
   features: GatewayFeatures = EVERYTHING_ON,
-  /** Extra node flags (bench/profile.ts: --cpu-prof). */
-  nodeFlags: readonly string[] = [],
+  launch: GatewayLaunch = {},
 ): Promise<Target> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tollgate-bench-'));
   const cleanup = removeOnExit(dataDir);
   const port = await freePort();
-  const environment = childEnvironment(tollgateVariables(port, dataDir, simulator, features.requestLog));
+  const environment = childEnvironment({ ...tollgateVariables(port, dataDir, simulator, features.requestLog), ...launch.environment });
   // Measured as `npm start` serves: the bundled build (no TypeScript loader in the process).
-  execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+  if (launch.bundle === undefined) execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
   // The same node flags and allocator setting as `npm start` (package.json).
   const asStarted = npmStartNode(root);
-  const child = startChild('tollgate', [...nodeFlags, ...asStarted.flags, 'dist/main.js'], { ...environment, ...asStarted.environment }, root);
+  const child = startChild('tollgate', [...asStarted.flags, ...(launch.nodeFlags ?? []), launch.bundle ?? 'dist/main.js'], { ...environment, ...asStarted.environment }, root);
   const origin = `http://127.0.0.1:${port}`;
   const stop = async (): Promise<void> => {
     await stopChild(child);

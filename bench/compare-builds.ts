@@ -1,0 +1,123 @@
+// `npm run bench:compare [-- --against REV] [-- --rounds N] [-- --seconds S] [-- --set NAME=VALUE] [-- --set-against NAME=VALUE]
+// [-- --node-flag FLAG]` (issue 16): is a change to the gateway faster or slower? The working tree's build against another
+// revision's (HEAD by default), with everything a user switches on, at the table's 50 connections. The method is the feature
+// cost's (bench/feature-cost.ts): each round starts the two gateways fresh, in alternating order, loads each at saturation in
+// alternating order, and the median of the rounds' differences is reported with their spread, so the shared machine's drift
+// falls on both sides. `--set` adds a setting (a batch window, a feature switch) and `--node-flag` a node flag (a V8 option)
+// to the working tree's gateway only, so one build can also be compared with itself under two settings; a clean tree against
+// HEAD is an A/A run, which shows the noise. The other revision is checked out in a temporary git worktree and bundled with
+// the working tree's esbuild, into dist/ beside the working tree's bundle so that both resolve the same node_modules.
+
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { installExitHandlers, stopChild, stopEverything } from './child-processes.ts';
+import { measureFeatureCost } from './feature-cost.ts';
+import { EVERYTHING_ON, startSimulator, startTollgate } from './targets.ts';
+
+const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
+const CONNECTIONS = 50;
+const USAGE = 'usage: npm run bench:compare [-- --against REV] [-- --rounds N] [-- --seconds S] [-- --set NAME=VALUE] [-- --set-against NAME=VALUE] [-- --node-flag FLAG]';
+
+interface Options {
+  against: string;
+  rounds: number;
+  seconds: number;
+  set: Record<string, string>;
+  setAgainst: Record<string, string>;
+  nodeFlags: string[];
+}
+
+function parseArguments(argv: readonly string[]): Options {
+  const options: Options = { against: 'HEAD', rounds: 8, seconds: 3, set: {}, setAgainst: {}, nodeFlags: [] };
+  const setting = (text: string | undefined, into: Record<string, string>): void => {
+    const match = /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(text ?? '');
+    if (!match) throw new Error(`a setting is NAME=VALUE, got "${text ?? ''}"\n${USAGE}`);
+    into[match[1]!] = match[2]!;
+  };
+  for (let index = 0; index < argv.length; index++) {
+    const argument = argv[index];
+    const value = (): string | undefined => argv[++index];
+    if (argument === '--') continue;
+    if (argument === '--against') options.against = value() ?? '';
+    else if (argument === '--rounds') options.rounds = Number(value());
+    else if (argument === '--seconds') options.seconds = Number(value());
+    else if (argument === '--set') setting(value(), options.set);
+    else if (argument === '--set-against') setting(value(), options.setAgainst);
+    else if (argument === '--node-flag') {
+      const flag = value() ?? '';
+      if (!flag.startsWith('--')) throw new Error(`--node-flag takes a flag such as --maglev, got "${flag}"\n${USAGE}`);
+      options.nodeFlags.push(flag);
+    }
+    else throw new Error(`unknown argument "${argument ?? ''}"\n${USAGE}`);
+  }
+  if (!Number.isInteger(options.rounds) || options.rounds < 2) throw new Error(`--rounds takes a whole number ≥ 2\n${USAGE}`);
+  if (!(options.seconds > 0)) throw new Error(`--seconds takes a positive number\n${USAGE}`);
+  return options;
+}
+
+/**
+ * Bundles revision `rev` as `npm run build` bundles the working tree, into dist/ beside it; returns the bundle's path relative
+ * to the root (bench/instructions.ts uses it too). `removeBundle` deletes it again.
+ */
+export function bundleRevision(root: string, rev: string): { bundle: string; commit: string } {
+  const commit = execFileSync('git', ['rev-parse', '--verify', `${rev}^{commit}`], { cwd: root, encoding: 'utf8' }).trim();
+  const checkout = mkdtempSync(join(tmpdir(), 'tollgate-against-'));
+  const bundle = `dist/against-${commit.slice(0, 12)}.js`;
+  try {
+    execFileSync('git', ['worktree', 'add', '--detach', '--force', checkout, commit], { cwd: root, stdio: 'ignore' });
+    const build = (JSON.parse(execFileSync('npm', ['pkg', 'get', 'scripts.build'], { cwd: checkout, encoding: 'utf8' })) as string).split(' ');
+    if (build[0] !== 'esbuild') throw new Error(`${rev}'s build script is not an esbuild call: ${build.join(' ')}`);
+    const args = build.slice(1).map((part) => (part === 'src/main.ts' ? join(checkout, 'src/main.ts') : part.startsWith('--outfile=') ? `--outfile=${bundle}` : part));
+    execFileSync(join(root, 'node_modules', '.bin', 'esbuild'), args, { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+  } finally {
+    execFileSync('git', ['worktree', 'remove', '--force', checkout], { cwd: root, stdio: 'ignore' });
+    rmSync(checkout, { recursive: true, force: true });
+  }
+  return { bundle, commit };
+}
+
+export function removeBundle(root: string, bundle: string): void {
+  rmSync(join(root, bundle), { force: true });
+  rmSync(join(root, `${bundle}.map`), { force: true });
+}
+
+const signed = (value: number): string => `${value >= 0 ? '+' : ''}${value.toFixed(1)} %`;
+
+async function run(options: Options): Promise<void> {
+  const against = bundleRevision(ROOT, options.against);
+  execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+  const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no', 'src'], { cwd: ROOT, encoding: 'utf8' }).trim() !== '';
+  const simulator = await startSimulator(ROOT, 20);
+  try {
+    // "on" is the working tree, "off" the other revision: measureFeatureCost's loss is then how much slower the working tree is.
+    const cost = await measureFeatureCost(
+      (workingTree) =>
+        startTollgate(ROOT, simulator, stopChild, EVERYTHING_ON, workingTree ? { bundle: 'dist/main.js', environment: options.set, nodeFlags: options.nodeFlags } : { bundle: against.bundle, environment: options.setAgainst }),
+      simulator,
+      CONNECTIONS,
+      options.seconds,
+      options.rounds,
+    );
+    const settings = (set: Record<string, string>): string => Object.entries(set).map(([name, value]) => ` ${name}=${value}`).join('');
+    console.log(`\nworking tree${dirty ? ' (with uncommitted changes to src/)' : ''}${settings(options.set)}${options.nodeFlags.map((flag) => ` ${flag}`).join('')} against ${options.against} (${against.commit.slice(0, 12)})${settings(options.setAgainst)}:`);
+    console.log(`${cost.rounds} rounds of ${cost.secondsPerRun} s at ${CONNECTIONS} connections, fresh gateways each round, everything on\n`);
+    console.log('| | working tree | against | difference (median of pairs) |\n|---|---:|---:|---:|');
+    console.log(`| req/s | ${cost.on.requestsPerSecond.toFixed(0)} | ${cost.off.requestsPerSecond.toFixed(0)} | ${signed(-cost.lossPercent)} |`);
+    console.log(`| CPU a call (µs) | ${cost.on.cpuMicrosecondsPerRequest.toFixed(1)} | ${cost.off.cpuMicrosecondsPerRequest.toFixed(1)} | ${signed(cost.cpuPercent)} |`);
+    console.log(`\nreq/s, each pair's difference: ${cost.pairLosses.map((loss) => signed(-loss)).reverse().join(', ')}`);
+  } finally {
+    removeBundle(ROOT, against.bundle);
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  installExitHandlers();
+  try {
+    await run(parseArguments(process.argv.slice(2)));
+  } finally {
+    await stopEverything();
+  }
+}
