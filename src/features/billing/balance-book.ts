@@ -77,11 +77,16 @@ export class BalanceBook {
   /**
    * True when the account may spend now. Served from this process's reservation while some of it is left; otherwise a new
    * reservation is taken from what the account has left. While the database cannot be reached, the last known balance
-   * decides, so a database restart does not stop the gateway.
+   * decides, so a database restart does not stop the gateway. No promise while the reservation serves: it is on every
+   * billed call's path.
    */
-  async isPositive(account: AccountRef): Promise<boolean> {
-    const state = await this.state(account);
-    if (!state) return false;
+  isPositive(account: AccountRef): boolean | Promise<boolean> {
+    const known = this.loadedState(account);
+    if (known !== undefined) return this.mayDraw(account, known);
+    return this.state(account).then((state) => (state ? this.mayDraw(account, state) : false));
+  }
+
+  private mayDraw(account: AccountRef, state: AccountState): boolean | Promise<boolean> {
     if (this.allowance(state) > 0n) return true;
     state.reserving ??= this.reserve(account, state).finally(() => {
       state.reserving = undefined;
@@ -199,14 +204,19 @@ export class BalanceBook {
     if (state) state.loadedAt = 0;
   }
 
+  /** The memory copy of an account's balance when it was loaded (a refresh started in the background when it is old). */
+  private loadedState(account: AccountRef): AccountState | undefined {
+    const state = this.accounts.get(accountKey(account));
+    if (!state || state.loadedAt <= 0) return undefined;
+    if (this.clock.now() - state.loadedAt > REFRESH_AFTER_MS && !state.refreshing) void this.refresh(account, state);
+    return state;
+  }
+
   private async state(account: AccountRef): Promise<AccountState | undefined> {
+    const loaded = this.loadedState(account);
+    if (loaded) return loaded;
     const key = accountKey(account);
-    const state = this.accounts.get(key);
     const now = this.clock.now();
-    if (state && state.loadedAt > 0) {
-      if (now - state.loadedAt > REFRESH_AFTER_MS && !state.refreshing) void this.refresh(account, state);
-      return state;
-    }
     while (this.flushing) await this.flushing.catch(() => undefined);
     const generation = this.writes;
     const stored = await this.repository.balance(account);

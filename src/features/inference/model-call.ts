@@ -1,7 +1,6 @@
 import { GatewayError } from '../../core/errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Metrics } from '../../lib/metrics.ts';
-import { extended } from '../../lib/objects.ts';
 import { UpstreamRoute } from '../../providers/channels/upstream-route.ts';
 import type { Provider } from '../../providers/provider.ts';
 import type { ProviderRegistry } from '../../providers/registry.ts';
@@ -62,32 +61,53 @@ export function checkModelAllowed(key: ApiKey, modelId: string): void {
  * Everything a model call needs before it is forwarded, in SPEC's order: the model exists (404), the key may use it (403),
  * retirement (redirect or 410), the key's spend limit for its period is not reached and the paying balance is positive (402).
  */
-export async function prepareModelCall(
+export function prepareModelCall(
   dependencies: ModelCallDependencies,
   caller: Caller,
   input: { model: string; endpoint: ModelEndpoint; kinds: readonly ModelKind[]; useWalletBalance: boolean },
 ): Promise<ModelCall> {
-  const call = await authoriseModelCall(dependencies, caller, input);
-  return extended(call, { provider: dependencies.providers.get(call.resolution.served.provider) });
+  return checkedCall(dependencies, caller, input, true) as Promise<ModelCall>;
 }
 
 /** The checks of `prepareModelCall` without choosing an adapter. */
-export async function authoriseModelCall(
+export function authoriseModelCall(
   dependencies: ModelCallDependencies,
   caller: Caller,
   input: { model: string; endpoint: ModelEndpoint; kinds: readonly ModelKind[]; useWalletBalance: boolean; checkBalance?: boolean },
 ): Promise<AuthorisedCall> {
+  return checkedCall(dependencies, caller, input, false);
+}
+
+/**
+ * Both doors' checks, and the call as one object of one shape: with the serving model's adapter, or with `provider`
+ * undefined for a call that sends its own bytes (issue 16: no second object copied from the first on every call).
+ */
+async function checkedCall(
+  dependencies: ModelCallDependencies,
+  caller: Caller,
+  input: { model: string; endpoint: ModelEndpoint; kinds: readonly ModelKind[]; useWalletBalance: boolean; checkBalance?: boolean },
+  withProvider: boolean,
+): Promise<AuthorisedCall & { provider: Provider | undefined }> {
   if (!dependencies.catalog.get(input.model)) throw modelNotFound(input.model);
   checkModelAllowed(caller.key, input.model);
   const resolution = resolveModel(dependencies.catalog, input.model, input.endpoint, input.kinds, dependencies.clock.now());
   const payer = payerOf(caller.key, input.useWalletBalance);
-  // A call that is not billed (count_tokens) passes neither spend check.
-  if (input.checkBalance !== false) await dependencies.keyLimits.checkSpend(caller.key);
-  caller.trace?.resolved(resolution, payer);
-  if (input.checkBalance !== false && !(await dependencies.book.isPositive(payer))) {
-    throw new GatewayError('insufficient_balance', payer.type === 'org' ? 'Organization balance is too low to use API' : 'Balance is too low to use API');
+  // A call that is not billed (count_tokens) passes neither spend check. Both answer without a promise while this process
+  // knows the key's spend and holds a reservation of the balance: nothing is awaited that need not be.
+  const billed = input.checkBalance !== false;
+  if (billed) {
+    const spendChecked = dependencies.keyLimits.checkSpend(caller.key);
+    if (spendChecked) await spendChecked;
   }
-  return { caller, resolution, payer, route: routeOf(caller, resolution.served.id) };
+  caller.trace?.resolved(resolution, payer);
+  if (billed) {
+    const positive = dependencies.book.isPositive(payer);
+    if (!(typeof positive === 'boolean' ? positive : await positive)) {
+      throw new GatewayError('insufficient_balance', payer.type === 'org' ? 'Organization balance is too low to use API' : 'Balance is too low to use API');
+    }
+  }
+  const provider = withProvider ? dependencies.providers.get(resolution.served.provider) : undefined;
+  return { caller, resolution, payer, route: routeOf(caller, resolution.served.id), provider };
 }
 
 /** The request's route (one per request: an assistant's turns add up their attempts), now serving `model`. */

@@ -1,6 +1,6 @@
 import { GatewayError } from '../../core/errors.ts';
 import { formatMoney, type Money } from '../../lib/money.ts';
-import type { RateLimiter } from '../../storage/rate-limiter.ts';
+import type { RateDecision, RateLimiter, WindowUsage } from '../../storage/rate-limiter.ts';
 import type { ApiKey } from './keys.ts';
 import type { KeySpendBook } from './key-spend.ts';
 
@@ -23,39 +23,59 @@ export class KeyLimits {
     readonly spend: KeySpendBook,
   ) {}
 
-  /** On every request made with the key (count_tokens and free endpoints too): its requests and tokens per minute. */
-  async admit(key: ApiKey): Promise<void> {
-    if (key.rateLimit !== null) {
-      const decision = await this.limiter.take(key.id, key.rateLimit);
-      if (!decision.allowed) {
-        throw new GatewayError('rate_limited', `Rate limit of ${key.rateLimit} requests per minute reached for this API key.`, {
-          codeA: 'rate_limit_exceeded',
-          retryAfterMs: decision.retryAfterMs,
-        });
-      }
+  /**
+   * On every request made with the key (count_tokens and free endpoints too): its requests and tokens per minute. No promise
+   * when the counters are in this process's memory (no Redis): it runs on every request.
+   */
+  admit(key: ApiKey): void | Promise<void> {
+    if (key.rateLimit === null) return this.admitTokens(key);
+    const decision = this.limiter.take(key.id, key.rateLimit);
+    if (decision instanceof Promise) return decision.then((taken) => this.afterRequestCount(key, taken));
+    return this.afterRequestCount(key, decision);
+  }
+
+  private afterRequestCount(key: ApiKey, decision: RateDecision): void | Promise<void> {
+    if (!decision.allowed) {
+      throw new GatewayError('rate_limited', `Rate limit of ${key.rateLimit} requests per minute reached for this API key.`, {
+        codeA: 'rate_limit_exceeded',
+        retryAfterMs: decision.retryAfterMs,
+      });
     }
-    if (key.tpm !== null) {
-      // Tokens are known only when a call finishes: a call is refused while the minute's budget is used up.
-      const usage = await this.limiter.usage(tokensCounter(key.id));
-      if (usage.used >= key.tpm) {
-        throw new GatewayError('rate_limited', `Rate limit of ${key.tpm} tokens per minute reached for this API key.`, {
-          codeA: 'rate_limit_exceeded',
-          retryAfterMs: usage.resetsInMs,
-        });
-      }
+    return this.admitTokens(key);
+  }
+
+  /** Tokens are known only when a call finishes: a call is refused while the minute's budget is used up. */
+  private admitTokens(key: ApiKey): void | Promise<void> {
+    if (key.tpm === null) return;
+    const usage = this.limiter.usage(tokensCounter(key.id));
+    if (usage instanceof Promise) return usage.then((used) => this.checkTokens(key, used));
+    this.checkTokens(key, usage);
+  }
+
+  private checkTokens(key: ApiKey, usage: WindowUsage): void {
+    if (usage.used >= (key.tpm ?? Number.POSITIVE_INFINITY)) {
+      throw new GatewayError('rate_limited', `Rate limit of ${key.tpm} tokens per minute reached for this API key.`, {
+        codeA: 'rate_limit_exceeded',
+        retryAfterMs: usage.resetsInMs,
+      });
     }
   }
 
-  /** Before a billed model call: the key has not spent its limit for the period (402 `key_limit_exceeded`). */
-  async checkSpend(key: ApiKey): Promise<void> {
+  /** Before a billed model call: the key has not spent its limit for the period (402 `key_limit_exceeded`). No promise when the spend is known. */
+  checkSpend(key: ApiKey): void | Promise<void> {
     if (!key.limit) return;
-    const spent = await this.spend.spent(key);
-    if (spent >= key.limit.amount) {
-      const period = key.limit.period === 'total' ? 'in total' : `this ${key.limit.period} (UTC)`;
-      throw new GatewayError('insufficient_balance', `This API key has reached its spend limit of ${formatMoney(key.limit.amount)} ${period}.`, {
-        codeA: 'key_limit_exceeded',
-      });
-    }
+    const spent = this.spend.spent(key);
+    if (typeof spent === 'bigint') return this.checkSpent(key, spent);
+    return spent.then((known) => this.checkSpent(key, known));
+  }
+
+  private checkSpent(key: ApiKey, spent: Money): void {
+    const limit = key.limit;
+    if (!limit || spent < limit.amount) return;
+    const period = limit.period === 'total' ? 'in total' : `this ${limit.period} (UTC)`;
+    throw new GatewayError('insufficient_balance', `This API key has reached its spend limit of ${formatMoney(limit.amount)} ${period}.`, {
+      codeA: 'key_limit_exceeded',
+    });
   }
 
   /** Counts a finished call's tokens against the key's minute (off the request path; a lost count only loosens the limit). */

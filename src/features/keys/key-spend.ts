@@ -49,8 +49,12 @@ export class KeySpendBook {
     private readonly clock: Clock,
   ) {}
 
-  /** What the key spent in its limit's current period (the whole of time for a key without a limit). */
-  async spent(key: ApiKey): Promise<Money> {
+  /**
+   * What the key spent in its limit's current period (the whole of time for a key without a limit). A number, not a
+   * promise, when this process knows it (every call but a period's first and those during a read): it is on every billed
+   * call's path.
+   */
+  spent(key: ApiKey): Money | Promise<Money> {
     const period = key.limit?.period ?? 'total';
     const now = this.clock.now();
     const start = periodStart(period, now);
@@ -59,12 +63,12 @@ export class KeySpendBook {
       if (this.states.size >= STATE_LIMIT) this.states.clear();
       state = { period, start, stored: 0n, local: 0n, sinceRead: undefined, loadedAt: 0, loading: undefined };
       this.states.set(key.id, state);
-      await this.read(key.id, state);
+      void this.read(key.id, state);
     } else if (now - state.loadedAt >= REFRESH_AFTER_MS) {
       void this.read(key.id, state);
     }
-    if (state.loading) await state.loading;
-    return state.stored + state.local;
+    const known = state;
+    return known.loading ? known.loading.then(() => known.stored + known.local) : known.stored + known.local;
   }
 
   /** Moves the spend of the entry's key by one recorded entry (the balance book calls it for every entry). */

@@ -145,13 +145,20 @@ export class KeysService {
     return (await this.authenticateText(text))?.key;
   }
 
-  /** `authenticate`, with the hash of the text the key was found by (a stream is tracked by it: hashed once a request). */
-  async authenticateText(text: string): Promise<{ key: ApiKey; hash: string } | undefined> {
+  /**
+   * `authenticate`, with the hash of the text the key was found by (a stream is tracked by it: hashed once a request). No
+   * promise for a key found in the cache: it runs on every request.
+   */
+  authenticateText(text: string): { key: ApiKey; hash: string } | undefined | Promise<{ key: ApiKey; hash: string } | undefined> {
     if (text.length < 8 || text.length > 200) return undefined;
     const hash = sha256Hex(text);
     const now = this.clock.now();
     const cached = this.cache.get(hash);
     if (cached && now - cached.loadedAt < CACHE_TTL_MS) return cached.key && isLive(cached.key, now) ? { key: cached.key, hash } : undefined;
+    return this.load(hash, now);
+  }
+
+  private async load(hash: string, now: number): Promise<{ key: ApiKey; hash: string } | undefined> {
     const found = (await this.repository.findByHash(hash)) ?? null;
     if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
     // The key is cached even when not live now (disabled, expired): an edit publishes on the bus and drops it.
@@ -163,9 +170,9 @@ export class KeysService {
    * Admits one request made with an authenticated key: its requests and tokens per minute (429), and notes its use. Spend
    * limits are checked where a call is billed (`checkSpend`, from prepareModelCall), so free endpoints stay free of them.
    */
-  async admit(key: ApiKey): Promise<void> {
+  admit(key: ApiKey): void | Promise<void> {
     this.parts.lastUsed.touch(key.id);
-    await this.parts.limits.admit(key);
+    return this.parts.limits.admit(key);
   }
 
   get limits(): KeyLimits {

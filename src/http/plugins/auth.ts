@@ -117,7 +117,9 @@ export function registerAuth(app: FastifyInstance, services: AuthServices, admin
       return;
     }
     if (mode === 'optionalUser') return;
-    const found = text ? await keys.authenticateText(text) : undefined;
+    // The key's cache and counters answer without a promise on almost every request: nothing is awaited that need not be.
+    let found = text ? keys.authenticateText(text) : undefined;
+    if (found instanceof Promise) found = await found;
     if (!found) throw unauthorized();
     const { key, hash } = found;
     if (mode === 'key' && key.scope !== 'inference') {
@@ -126,6 +128,7 @@ export function registerAuth(app: FastifyInstance, services: AuthServices, admin
     request.apiKey = key;
     request.trackStream = (controller) => keys.trackStream(hash, controller);
     // Every authenticated call counts against the key's per-minute limits, count_tokens and free endpoints included.
-    await keys.admit(key);
+    const admitted = keys.admit(key);
+    if (admitted) await admitted;
   });
 }
