@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-const ALPHABET_CODES = Uint16Array.from(ALPHABET, (character) => character.charCodeAt(0));
+const ALPHABET_BYTES = Buffer.from(ALPHABET, 'latin1');
+/** Where an id's characters are written before they become one string (no typed array made per id). */
+const scratch = Buffer.allocUnsafe(256);
 
 /** Random bytes are drawn from the OS in blocks: one call per id was the largest cost of the request path. */
 const POOL_SIZE = 8192;
@@ -18,14 +20,15 @@ function nextRandomByte(): number {
 
 /** Random base62 text of `length` characters (rejection sampling keeps it uniform). */
 export function randomBase62(length: number): string {
-  // Character codes, made into one flat string at the end: appending character by character built a rope of `length`
-  // pieces that every later use (a map key, an SQL parameter) had to flatten again — ids are made several times a request.
-  const codes = new Uint16Array(length);
+  // Characters written into one reused buffer, then read out as one flat string: appending character by character built a
+  // rope of `length` pieces that every later use (a map key, an SQL parameter) had to flatten again, and a typed array per
+  // id was garbage on every call — ids are made several times a request.
+  if (length > scratch.length) return randomBase62(scratch.length) + randomBase62(length - scratch.length);
   for (let filled = 0; filled < length; ) {
     const byte = nextRandomByte();
-    if (byte < 248) codes[filled++] = ALPHABET_CODES[byte % 62]!;
+    if (byte < 248) scratch[filled++] = ALPHABET_BYTES[byte % 62]!;
   }
-  return String.fromCharCode.apply(null, codes as unknown as number[]);
+  return scratch.toString('latin1', 0, length);
 }
 
 /** Every id prefix the gateway hands out, in one table. */

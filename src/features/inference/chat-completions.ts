@@ -39,7 +39,9 @@ export class ChatCompletionsService {
    */
   async completeText(call: ModelCall, request: ChatRequest): Promise<string> {
     const answer = await withModelFallbacks(this.dependencies, call, (): Promise<string | ChatResponse> => {
-      const upstream = { ...request, model: call.resolution.served.upstreamModel };
+      // The body as the client sent it when the vendor knows the model by the same id (no copy made for nothing).
+      const { upstreamModel } = call.resolution.served;
+      const upstream = upstreamModel === request.model ? request : { ...request, model: upstreamModel };
       const options = { requestId: call.caller.requestId, route: call.route };
       return call.provider.chatCompletionText ? call.provider.chatCompletionText(upstream, options) : call.provider.chatCompletion(upstream, options);
     });

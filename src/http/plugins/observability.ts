@@ -73,7 +73,8 @@ export function registerObservability(app: FastifyInstance, metrics: Metrics, ac
     reply.header('x-request-id', request.id);
     // 'close' comes once for every response, finished or cut off. Fastify's onResponse never comes for a hijacked
     // stream whose client left, so streams would go uncounted (and the idle collector would never run after them).
-    reply.raw.once('close', () => finish(request, reply));
+    // `on`, not `once`: the event comes once anyway, and `once` wraps every listener in a bound function of its own.
+    reply.raw.on('close', () => finish(request, reply));
     done();
   });
 

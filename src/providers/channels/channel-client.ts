@@ -65,7 +65,7 @@ export class ChannelClient {
 
   /** `send` for a call whose answer is read whole (HttpClient.sendForText): same channels, failover and health. */
   sendForText(target: UpstreamTarget, init: { body: string; signal?: AbortSignal | undefined }, route: UpstreamRoute): Promise<UpstreamText> {
-    return this.routed(target, init, route, undefined, (url, headers) => this.http.sendForText(url, extended({ headers }, init)));
+    return this.routed(target, init, route, undefined, (url, headers) => this.http.sendForText(url, { headers, body: init.body, signal: init.signal }));
   }
 
   private async routed<Answer>(
