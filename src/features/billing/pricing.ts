@@ -54,26 +54,27 @@ function computePrices(model: Model): ModelPrices {
   };
 }
 
-/** Exact cost of a sum of (tokens × price per 1,000), rounded once to micro-units. */
-function tokensCost(parts: ReadonlyArray<readonly [number, Money]>): Money {
-  let scaled = 0n; // nano-units × 1000
-  for (const [tokens, pricePer1k] of parts) if (tokens > 0) scaled += BigInt(tokens) * pricePer1k;
-  return roundTo(scaled, NANOS_PER_MICRO * 1000n) / 1000n;
-}
+/** One term of a cost: tokens × price per 1,000 tokens, in nano-units × 1,000 (exact). */
+const scaledCost = (tokens: number, pricePer1k: Money): Money => (tokens > 0 ? BigInt(tokens) * pricePer1k : 0n);
+
+const MICRO_SCALED = NANOS_PER_MICRO * 1000n;
+
+/** A sum of scaled terms in nano-units, rounded once to micro-units. */
+const fromScaled = (scaled: Money): Money => roundTo(scaled, MICRO_SCALED) / 1000n;
 
 /**
  * The charge for a call: prompt (input and cache tokens) and completion costs, each rounded to micro-units,
- * and their sum as the total — so the `usage` numbers shown add up to exactly what is charged.
+ * and their sum as the total — so the `usage` numbers shown add up to exactly what is charged. Terms are added one by one,
+ * not through arrays of pairs: it runs on every billed call.
  */
 export function priceUsage(model: Model, usage: TokenUsage): Cost {
   const prices = modelPrices(model);
-  const prompt = tokensCost([
-    [usage.inputTokens, prices.input],
-    [usage.cacheReadTokens, prices.cacheRead],
-    [usage.cacheWriteTokens, prices.cacheWrite],
-    [usage.cacheWrite1hTokens, prices.cacheWrite1h],
-  ]);
-  const completion = tokensCost([[usage.outputTokens, prices.output]]);
+  let scaled = scaledCost(usage.inputTokens, prices.input);
+  if (usage.cacheReadTokens > 0) scaled += scaledCost(usage.cacheReadTokens, prices.cacheRead);
+  if (usage.cacheWriteTokens > 0) scaled += scaledCost(usage.cacheWriteTokens, prices.cacheWrite);
+  if (usage.cacheWrite1hTokens > 0) scaled += scaledCost(usage.cacheWrite1hTokens, prices.cacheWrite1h);
+  const prompt = fromScaled(scaled);
+  const completion = fromScaled(scaledCost(usage.outputTokens, prices.output));
   return { prompt, completion, total: prompt + completion };
 }
 
