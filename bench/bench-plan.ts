@@ -31,6 +31,9 @@ export interface BenchPlan {
   /** Each feature's cost (the request log; the key's limits with the channels): interleaved on/off saturation pairs, and each run's length. */
   featureCostRounds: number;
   featureCostSeconds: number;
+  /** The paired phase (bench/paired-saturation.ts): rounds in which every target is loaded in turn, and each run's length. */
+  pairedRounds: number;
+  pairedSeconds: number;
   /** Wait after a gateway's last load before reading its RSS "after". */
   rssSettleSeconds: number;
 }
@@ -73,6 +76,8 @@ export function parsePlan(argv: readonly string[]): BenchPlan {
         rssSettleSeconds: 10,
         featureCostRounds: 8,
         featureCostSeconds: 2,
+        pairedRounds: 4,
+        pairedSeconds: 3,
       }
     : {
         ...common,
@@ -90,5 +95,7 @@ export function parsePlan(argv: readonly string[]): BenchPlan {
         rssSettleSeconds: 30,
         featureCostRounds: 16,
         featureCostSeconds: 4,
+        pairedRounds: 8,
+        pairedSeconds: 5,
       };
 }

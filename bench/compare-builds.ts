@@ -1,12 +1,13 @@
 // `npm run bench:compare [-- --against REV] [-- --rounds N] [-- --seconds S] [-- --set NAME=VALUE] [-- --set-against NAME=VALUE]
-// [-- --node-flag FLAG]` (issue 16): is a change to the gateway faster or slower? The working tree's build against another
-// revision's (HEAD by default), with everything a user switches on, at the table's 50 connections. The method is the feature
-// cost's (bench/feature-cost.ts): each round starts the two gateways fresh, in alternating order, loads each at saturation in
-// alternating order, and the median of the rounds' differences is reported with their spread, so the shared machine's drift
-// falls on both sides. `--set` adds a setting (a batch window, a feature switch) and `--node-flag` a node flag (a V8 option)
-// to the working tree's gateway only, so one build can also be compared with itself under two settings; a clean tree against
-// HEAD is an A/A run, which shows the noise. The other revision is checked out in a temporary git worktree and bundled with
-// the working tree's esbuild, into dist/ beside the working tree's bundle so that both resolve the same node_modules.
+// [-- --node-flag FLAG] [-- --data-in DIR]` (issue 16): is a change to the gateway faster or slower? The working tree's build
+// against another revision's (HEAD by default), with everything a user switches on, at the table's 50 connections. The method
+// is the feature cost's (bench/feature-cost.ts): each round starts the two gateways fresh, in alternating order, loads each
+// at saturation in alternating order, and the median of the rounds' differences is reported with their spread, so the shared
+// machine's drift falls on both sides. `--set` adds a setting (a batch window, a feature switch) and `--node-flag` a node
+// flag (a V8 option) to the working tree's gateway only, and `--data-in` makes its data folder elsewhere (a tmpfs: what the
+// disk costs), so one build can also be compared with itself under two settings; a clean tree against HEAD is an A/A run,
+// which shows the noise. The other revision is checked out in a temporary git worktree and bundled with the working tree's
+// esbuild, into dist/ beside the working tree's bundle so that both resolve the same node_modules.
 
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -19,7 +20,7 @@ import { EVERYTHING_ON, startSimulator, startTollgate } from './targets.ts';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const CONNECTIONS = 50;
-const USAGE = 'usage: npm run bench:compare [-- --against REV] [-- --rounds N] [-- --seconds S] [-- --set NAME=VALUE] [-- --set-against NAME=VALUE] [-- --node-flag FLAG]';
+const USAGE = 'usage: npm run bench:compare [-- --against REV] [-- --rounds N] [-- --seconds S] [-- --set NAME=VALUE] [-- --set-against NAME=VALUE] [-- --node-flag FLAG] [-- --data-in DIR]';
 
 interface Options {
   against: string;
@@ -28,10 +29,11 @@ interface Options {
   set: Record<string, string>;
   setAgainst: Record<string, string>;
   nodeFlags: string[];
+  dataIn: string | undefined;
 }
 
 function parseArguments(argv: readonly string[]): Options {
-  const options: Options = { against: 'HEAD', rounds: 8, seconds: 3, set: {}, setAgainst: {}, nodeFlags: [] };
+  const options: Options = { against: 'HEAD', rounds: 8, seconds: 3, set: {}, setAgainst: {}, nodeFlags: [], dataIn: undefined };
   const setting = (text: string | undefined, into: Record<string, string>): void => {
     const match = /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(text ?? '');
     if (!match) throw new Error(`a setting is NAME=VALUE, got "${text ?? ''}"\n${USAGE}`);
@@ -46,6 +48,7 @@ function parseArguments(argv: readonly string[]): Options {
     else if (argument === '--seconds') options.seconds = Number(value());
     else if (argument === '--set') setting(value(), options.set);
     else if (argument === '--set-against') setting(value(), options.setAgainst);
+    else if (argument === '--data-in') options.dataIn = value();
     else if (argument === '--node-flag') {
       const flag = value() ?? '';
       if (!flag.startsWith('--')) throw new Error(`--node-flag takes a flag such as --maglev, got "${flag}"\n${USAGE}`);
@@ -95,14 +98,14 @@ async function run(options: Options): Promise<void> {
     // "on" is the working tree, "off" the other revision: measureFeatureCost's loss is then how much slower the working tree is.
     const cost = await measureFeatureCost(
       (workingTree) =>
-        startTollgate(ROOT, simulator, stopChild, EVERYTHING_ON, workingTree ? { bundle: 'dist/main.js', environment: options.set, nodeFlags: options.nodeFlags } : { bundle: against.bundle, environment: options.setAgainst }),
+        startTollgate(ROOT, simulator, stopChild, EVERYTHING_ON, workingTree ? { bundle: 'dist/main.js', environment: options.set, nodeFlags: options.nodeFlags, ...(options.dataIn ? { dataParent: options.dataIn } : {}) } : { bundle: against.bundle, environment: options.setAgainst }),
       simulator,
       CONNECTIONS,
       options.seconds,
       options.rounds,
     );
     const settings = (set: Record<string, string>): string => Object.entries(set).map(([name, value]) => ` ${name}=${value}`).join('');
-    console.log(`\nworking tree${dirty ? ' (with uncommitted changes to src/)' : ''}${settings(options.set)}${options.nodeFlags.map((flag) => ` ${flag}`).join('')} against ${options.against} (${against.commit.slice(0, 12)})${settings(options.setAgainst)}:`);
+    console.log(`\nworking tree${dirty ? ' (with uncommitted changes to src/)' : ''}${settings(options.set)}${options.nodeFlags.map((flag) => ` ${flag}`).join('')}${options.dataIn ? ` (data in ${options.dataIn})` : ''} against ${options.against} (${against.commit.slice(0, 12)})${settings(options.setAgainst)}:`);
     console.log(`${cost.rounds} rounds of ${cost.secondsPerRun} s at ${CONNECTIONS} connections, fresh gateways each round, everything on\n`);
     console.log('| | working tree | against | difference (median of pairs) |\n|---|---:|---:|---:|');
     console.log(`| req/s | ${cost.on.requestsPerSecond.toFixed(0)} | ${cost.off.requestsPerSecond.toFixed(0)} | ${signed(-cost.lossPercent)} |`);

@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { parsePlan, type BenchPlan } from './bench-plan.ts';
 import { installExitHandlers, stopChild, stopEverything } from './child-processes.ts';
 import { channelPickNote, measureChannelPick } from './channel-pick.ts';
-import { measureProxyFloor, proxyFloorNotes } from './proxy-floor.ts';
+import { measurePairedSaturation, pairedSaturationNotes, type PairedSaturation } from './paired-saturation.ts';
+import { measureProxyFloor, proxyFloorNotes, startBareProxy } from './proxy-floor.ts';
 import { measureTarget, type TargetReport } from './measure-target.ts';
 import { measureFeatureCost, type FeatureCost } from './feature-cost.ts';
 import { appendResults, machineLine, renderStepNotes, renderTable } from './results-table.ts';
@@ -50,6 +51,8 @@ async function run(plan: BenchPlan): Promise<void> {
   // The floor under the table's figures: what a bare Node proxy hop adds at concurrency 1, beside direct, and what it
   // serves at saturation, in this run.
   const floor = await measureProxyFloor(ROOT, simulator, plan);
+  // The goals' ratios again, from targets measured seconds apart in alternating rounds rather than minutes apart.
+  const paired = await measurePaired(simulator, plan);
   // DESIGN §13 and issue 16: what the request log, and the key's limits with the channels, cost on the hot path, each
   // measured in the same run by interleaved runs of the gateway with it on and off, everything else on (one pair after
   // another, so the shared machine's drift falls on both sides alike).
@@ -65,6 +68,7 @@ async function run(plan: BenchPlan): Promise<void> {
   const notes = [
     ...renderStepNotes(reports),
     ...proxyFloorNotes(floor, tollgateAddedP99, { tollgate: tollgate?.saturation, peer: peer?.saturation }),
+    ...pairedSaturationNotes(paired),
     featureCostNote('request log', logCost),
     featureCostNote("the key's limits (requests and tokens a minute, spend, models, expiry) and two channels a vendor", limitsCost),
     // Issue 15: what choosing a channel costs per request, in this process once the gateways are stopped.
@@ -75,6 +79,19 @@ async function run(plan: BenchPlan): Promise<void> {
   console.log(`\n${title}\n${machineLine()}\n\n${table}\n${notes.map((note) => `- ${note}`).join('\n')}`);
   appendResults(RESULTS_PATH, title, plan, table, notes);
   console.error(`\nappended to ${RESULTS_PATH}`);
+}
+
+/** Tollgate, the bare proxy and the peer (if any) started side by side and loaded in turn (bench/paired-saturation.ts). */
+async function measurePaired(simulator: SimulatorControl, plan: BenchPlan): Promise<PairedSaturation> {
+  const targets: Target[] = [];
+  try {
+    targets.push(await startTollgate(ROOT, simulator, stopChild));
+    targets.push(await startBareProxy(ROOT, simulator));
+    if (plan.peer === 'portkey') targets.push(await startPortkey(ROOT, simulator, stopChild));
+    return await measurePairedSaturation(targets, simulator, plan.saturationConnections, plan.pairedSeconds, plan.pairedRounds);
+  } finally {
+    for (const target of targets) await target.stop();
+  }
 }
 
 /** Saturation req/s and CPU per request with a feature on and off (DESIGN §13 asks ≤ 5 % fewer req/s for the request log). */

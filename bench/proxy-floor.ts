@@ -25,19 +25,30 @@ export interface ProxyFloor {
   saturation: SaturationResult;
 }
 
-export async function measureProxyFloor(root: string, simulator: SimulatorControl, plan: BenchPlan): Promise<ProxyFloor> {
-  const rounds = plan.latencyFloorRounds;
+/** The bare proxy (bench/bare-proxy.ts) started in front of the simulator, with npm start's node flags. */
+export async function startBareProxy(root: string, simulator: SimulatorControl): Promise<Target> {
   const port = await freePort();
   // npm start's node flags (young generation size, allocator arenas), so the floor's collector works as the gateway's does.
   const asStarted = npmStartNode(root);
   const environment = { ...childEnvironment({ BARE_PROXY_PORT: String(port), BARE_PROXY_UPSTREAM: simulator.origin }), ...asStarted.environment };
   const child = startChild('bare-proxy', [...asStarted.flags, '--import', 'tsx', 'bench/bare-proxy.ts'], environment, root);
+  const stop = (): Promise<void> => stopChild(child);
+  const origin = `http://127.0.0.1:${port}`;
   try {
-    const origin = `http://127.0.0.1:${port}`;
     // The simulator's health check, passed through the proxy, answers once the proxy listens.
     await waitUntilAnswering(child, `${origin}/_sim/health`);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { ...directTarget(simulator), name: 'bare-proxy', origin, pid: child.pid, stop };
+}
+
+export async function measureProxyFloor(root: string, simulator: SimulatorControl, plan: BenchPlan): Promise<ProxyFloor> {
+  const rounds = plan.latencyFloorRounds;
+  const bare = await startBareProxy(root, simulator);
+  try {
     const direct = directTarget(simulator);
-    const bare: Target = { ...direct, name: 'bare-proxy', origin, pid: child.pid };
     const addedP50: number[] = [];
     const addedP99: number[] = [];
     const directP99: number[] = [];
@@ -54,7 +65,7 @@ export async function measureProxyFloor(root: string, simulator: SimulatorContro
     if (saturation.non2xx + saturation.errors > 0) throw new Error(`proxy floor: ${saturation.non2xx} non-2xx and ${saturation.errors} failed at saturation`);
     return { rounds, addedP50, addedP99, directP99, saturation };
   } finally {
-    await stopChild(child);
+    await bare.stop();
   }
 }
 

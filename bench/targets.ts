@@ -159,6 +159,8 @@ export interface GatewayLaunch {
   bundle?: string;
   /** Settings added to the bench's own (TOLLGATE_*), e.g. a batch window. */
   environment?: Record<string, string>;
+  /** Where the gateway's fresh data folder is made (default: the system's temporary folder), e.g. a tmpfs to take the disk out. */
+  dataParent?: string;
 }
 
 /**
@@ -172,7 +174,7 @@ export async function startTollgate(
   features: GatewayFeatures = EVERYTHING_ON,
   launch: GatewayLaunch = {},
 ): Promise<Target> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'tollgate-bench-'));
+  const dataDir = mkdtempSync(join(launch.dataParent ?? tmpdir(), 'tollgate-bench-'));
   const cleanup = removeOnExit(dataDir);
   const port = await freePort();
   const environment = childEnvironment({ ...tollgateVariables(port, dataDir, simulator, features.requestLog), ...launch.environment });
