@@ -31,6 +31,19 @@ describe('topLevelValue', () => {
     assert.equal(found('{"id":"x"}'), undefined, 'absent');
   });
 
+  test('strings end at the first quote after an even run of backslashes, whatever their length', () => {
+    // Texts whose strings hold runs of 0-5 backslashes before quotes, escaped as JSON escapes them: the value after them is
+    // found exactly where JSON.parse puts it.
+    for (let run = 0; run <= 5; run++) {
+      const content = `${'\\'.repeat(run)}"x${'\\'.repeat(run)}"${'\\'.repeat(run)}`;
+      const text = JSON.stringify({ id: content, choices: [{ message: { content } }], usage: JSON.parse(usage), tail: content });
+      assert.equal(found(text), usage, `a run of ${run}`);
+      assert.equal(found(text, 'tail'), JSON.stringify(content), `a run of ${run}, the string itself`);
+    }
+    assert.equal(found(JSON.stringify({ id: 'ends in a backslash \\', usage: null })), 'null');
+    assert.equal(found(JSON.stringify({ id: 'a quote " then a backslash and a quote \\" then two \\\\"', usage: 1 })), '1');
+  });
+
   test('text that is not one well-formed object gives nothing', () => {
     for (const text of ['[1,2]', `{"usage":${usage}`, `{"usage":${usage}} trailing`, '{"usage":{"a":"unterminated}}', 'not json', '']) {
       assert.equal(found(text), undefined, text);

@@ -25,12 +25,16 @@ function skipBlanks(raw: string, from: number): number {
   return index;
 }
 
-/** The index of the quote closing a string whose text starts at `from`; -1 if it does not close. */
+/**
+ * The index of the quote closing a string whose text starts at `from`; -1 if it does not close. It jumps from quote to quote
+ * (`indexOf`, native) and counts the backslashes before each: a quote after an odd number of them is escaped. Reading the
+ * text a character at a time cost ~2.5 µs a kilobyte, and most of a vendor's answer is the text of its strings.
+ */
 export function stringEnd(raw: string, from: number): number {
-  for (let index = from; index < raw.length; index++) {
-    const code = raw.charCodeAt(index);
-    if (code === BACKSLASH) index++;
-    else if (code === QUOTE) return index;
+  for (let index = raw.indexOf('"', from); index !== -1; index = raw.indexOf('"', index + 1)) {
+    let backslashes = 0;
+    while (index - backslashes - 1 >= from && raw.charCodeAt(index - backslashes - 1) === BACKSLASH) backslashes++;
+    if ((backslashes & 1) === 0) return index;
   }
   return -1;
 }
