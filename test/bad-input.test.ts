@@ -112,6 +112,36 @@ describe('malformed requests', () => {
     }
   });
 
+  test('a body naming __proto__ or constructor is refused before it is parsed, however it is spelled; nothing is charged', async () => {
+    const balance = async (): Promise<string> => ((await gw.admin('GET', `/admin/v1/users/${userId}`)).body as { balance: string }).balance;
+    const before = await balance();
+    const message = '{"role":"user","content":"x"}';
+    const cases: Array<[string, string, string]> = [
+      ['/v1/chat/completions', `{"model":"gpt-4o-mini","messages":[${message}],"__proto__":{"admin":true}}`, 'a top-level __proto__'],
+      ['/v1/chat/completions', `{"model":"gpt-4o-mini","messages":[{"role":"user","content":"x","constructor":{"prototype":{"a":1}}}]}`, 'a nested constructor'],
+      ['/v1/chat/completions', `{"model":"gpt-4o-mini","messages":[${message}],"stream_options":{"\\u005f_proto__":{"admin":true}}}`, 'a __proto__ spelled with an escape'],
+      ['/v1/messages', `{"model":"claude-sonnet-4-5","max_tokens":5,"messages":[${message}],"\\u0063onstructor":{}}`, 'a constructor spelled with an escape'],
+    ];
+    for (const [path, body, label] of cases) {
+      const response = await fetch(`${gw.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'x-api-key': key, 'content-type': 'application/json' }, body });
+      const answer = (await response.json()) as { error: { type: string } };
+      assert.equal(response.status, 400, `${label}: ${JSON.stringify(answer)}`);
+      assert.equal(answer.error.type, 'invalid_request_error', label);
+      assert.equal(response.headers.get('x-tollgate-cost'), null, `${label}: not charged`);
+    }
+    assert.equal(await balance(), before, 'no refused body moved the balance');
+    // Escapes that spell no such key leave the body as it is: the call is served and charged (to another user: this suite
+    // ends by checking that nothing cost its own user anything).
+    const other = await gw.fundedKey({ balance: '1.00' });
+    const escaped = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${other.key}`, 'content-type': 'application/json' },
+      body: '{"model":"gpt-4o-mini","messages":[{"role":"user","content":"caf\\u00e9 \\u2014 constructors and prototypes"}]}',
+    });
+    assert.equal(escaped.status, 200, await escaped.text());
+    assert.ok(Number(escaped.headers.get('x-tollgate-cost')) > 0, 'the served call was charged');
+  });
+
   test('a malformed multipart body on /v1/audio/transcriptions is a 400 in shape A', async () => {
     const part = (name: string, value: string, extra = '') => `--XX\r\nContent-Disposition: form-data; name="${name}"${extra}\r\n\r\n${value}\r\n`;
     const bodies: Array<[string, string, string]> = [
