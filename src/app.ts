@@ -86,7 +86,6 @@ import { registerModerationsRoute } from './http/routes/moderations.ts';
 import type { Clock } from './lib/clock.ts';
 import { newId } from './lib/ids.ts';
 import { jsonDepthExceeds } from './lib/json-depth.ts';
-import { mayNamePrototypeKeys } from './lib/json-scan.ts';
 import { GatewayError } from './core/errors.ts';
 import { Metrics } from './lib/metrics.ts';
 import { HttpClient } from './providers/http-client.ts';
@@ -439,24 +438,11 @@ export async function buildApp(dependencies: AppDependencies): Promise<App> {
   await services.requestLog.maintain(true);
   await services.responses.maintain(true);
   // An empty body with content-type application/json is no body (the chat service posts /api/bot/balance that way).
-  // Fastify's parser refuses `__proto__` and `constructor` keys; a body that cannot hold one is parsed plainly, and a
-  // body that fails to parse goes to Fastify's parser too, for its error.
   const parseJson = server.getDefaultJsonParser('error', 'error');
   server.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = body as string;
-    if (text === '' || text === undefined) done(null, undefined);
-    else if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) done(new GatewayError('invalid_request', `body: nests deeper than ${MAX_JSON_DEPTH} levels`, { param: 'body' }), undefined);
-    else if (mayNamePrototypeKeys(text)) parseJson(request, text, done);
-    else {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        parseJson(request, text, done);
-        return;
-      }
-      done(null, parsed);
-    }
+    if (body === '' || body === undefined) done(null, undefined);
+    else if (jsonDepthExceeds(body as string, MAX_JSON_DEPTH)) done(new GatewayError('invalid_request', `body: nests deeper than ${MAX_JSON_DEPTH} levels`, { param: 'body' }), undefined);
+    else parseJson(request, body as string, done);
   });
   // Cookies are parsed only where a route reads the session (sessionToken in plugins/auth.ts), not on every request.
   await server.register(cookie, { hook: false });
