@@ -85,7 +85,7 @@ import { registerModelsRoute } from './http/routes/models.ts';
 import { registerModerationsRoute } from './http/routes/moderations.ts';
 import type { Clock } from './lib/clock.ts';
 import { newId } from './lib/ids.ts';
-import { jsonDepthExceeds } from './lib/json-depth.ts';
+import { jsonShape } from './lib/json-depth.ts';
 import { GatewayError } from './core/errors.ts';
 import { Metrics } from './lib/metrics.ts';
 import { HttpClient } from './providers/http-client.ts';
@@ -437,12 +437,21 @@ export async function buildApp(dependencies: AppDependencies): Promise<App> {
   registerObservability(server, services.metrics, services.activity, services.requestLog);
   await services.requestLog.maintain(true);
   await services.responses.maintain(true);
-  // An empty body with content-type application/json is no body (the chat service posts /api/bot/balance that way).
+  // An empty body with content-type application/json is no body (the chat service posts /api/bot/balance that way). The
+  // body's bytes are kept with its count of top-level keys: a chat request that needs no change is sent on as it came
+  // (passThroughBody in dialects/openai/chat-request.ts), not serialised again.
   const parseJson = server.getDefaultJsonParser('error', 'error');
-  server.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body === '' || body === undefined) done(null, undefined);
-    else if (jsonDepthExceeds(body as string, MAX_JSON_DEPTH)) done(new GatewayError('invalid_request', `body: nests deeper than ${MAX_JSON_DEPTH} levels`, { param: 'body' }), undefined);
-    else parseJson(request, body as string, done);
+  server.decorateRequest('bodyBytes', undefined);
+  server.decorateRequest('bodyKeys', 0);
+  server.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const bytes = body as Buffer;
+    if (bytes === undefined || bytes.length === 0) return done(null, undefined);
+    const text = bytes.toString('utf8');
+    const shape = jsonShape(text, MAX_JSON_DEPTH);
+    if (shape.tooDeep) return done(new GatewayError('invalid_request', `body: nests deeper than ${MAX_JSON_DEPTH} levels`, { param: 'body' }), undefined);
+    request.bodyBytes = bytes;
+    request.bodyKeys = shape.topLevelKeys;
+    parseJson(request, text, done);
   });
   // Cookies are parsed only where a route reads the session (sessionToken in plugins/auth.ts), not on every request.
   await server.register(cookie, { hook: false });

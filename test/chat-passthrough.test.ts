@@ -160,3 +160,82 @@ describe('non-stream Messages: the vendor’s own answer, charged by its top-lev
     assert.equal((await ledger(gateway, { userId })).filter((entry) => entry.kind === 'charge').length, 0);
   });
 });
+
+describe('non-stream chat completions: the client’s own bytes go to the vendor when they need no change', () => {
+  let gateway: TestGateway;
+  let vendor: { url: string; close(): Promise<void> };
+  /** The request bodies the vendor received, as text. */
+  const received: string[] = [];
+
+  before(async () => {
+    const server: Server = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        received.push(Buffer.concat(chunks).toString('utf8'));
+        response.writeHead(200, { 'content-type': 'application/json' }).end(vendorAnswer(USAGE));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    vendor = {
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      close: async () => {
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      },
+    };
+    gateway = await startTestGateway();
+    // `same-model` is known to the vendor by its own id; `hand-model` by another (gpt-4o-mini); `cheap-model` costs a tenth.
+    await putPool(gateway, 'hand', [{ id: 'only', simulator: { url: vendor.url } as Simulator }], { id: 'hand-model' });
+    for (const [id, cost] of [['same-model', '0.0010'], ['cheap-model', '0.0001']] as const) {
+      const put = await gateway.admin('PUT', `/models/${id}`, { kind: 'chat', provider: 'hand', upstreamModel: id, cost_context: cost, cost_completion: cost });
+      assert.equal(put.status, 200, JSON.stringify(put.body));
+    }
+  });
+  after(async () => {
+    await gateway.close();
+    await vendor.close();
+  });
+
+  /** Sends `text` as the body, as a client wrote it; returns the vendor's copy and the charge's model. */
+  async function send(text: string): Promise<{ status: number; upstream: string; charged: string | undefined }> {
+    const { key, userId } = await gateway.fundedKey();
+    const before = received.length;
+    const response = await fetch(`${gateway.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: text });
+    await response.text();
+    const charges = (await ledger(gateway, { userId })).filter((entry) => entry.kind === 'charge');
+    return { status: response.status, upstream: received.slice(before).join('\n'), charged: charges[0]?.model ?? undefined };
+  }
+
+  test('a body the gateway would send the same is sent byte for byte: spacing, key order, escapes and numbers as written', async () => {
+    const text = '{ "messages" : [ {"role":"user","content":"caf\\u00e9 \\"quoted\\""} ],\n  "seed": 4.2e1, "temperature": 0.50, "model":"same-model" }';
+    const { status, upstream, charged } = await send(text);
+    assert.equal(status, 200);
+    assert.equal(upstream, text);
+    assert.equal(charged, 'same-model');
+  });
+
+  test('a body that names a key twice is serialised again: the vendor sees only the model that is billed', async () => {
+    // JSON.parse keeps the last of two keys; a vendor may keep the first. Sending the bytes as they came would bill the
+    // cheap model and have the vendor serve the dear one.
+    const { status, upstream, charged } = await send('{"model":"same-model","messages":[{"role":"user","content":"x"}],"model":"cheap-model"}');
+    assert.equal(status, 200);
+    assert.equal(charged, 'cheap-model');
+    assert.equal(upstream.match(/"model"/g)?.length, 1, upstream);
+    assert.equal((JSON.parse(upstream) as { model: string }).model, 'cheap-model');
+  });
+
+  test('what the gateway removes or changes is never sent: unknown and null fields, its own field, another upstream id', async () => {
+    const cases: Array<[string, Record<string, unknown>, (upstream: Record<string, unknown>) => void]> = [
+      ['an unknown field', { model: 'same-model', messages: [{ role: 'user', content: 'x' }], provider: { order: ['x'] } }, (upstream) => assert.equal('provider' in upstream, false)],
+      ['a null field', { model: 'same-model', messages: [{ role: 'user', content: 'x' }], seed: null }, (upstream) => assert.equal('seed' in upstream, false)],
+      ['the gateway’s own field', { model: 'same-model', messages: [{ role: 'user', content: 'x' }], useWalletBalance: false }, (upstream) => assert.equal('useWalletBalance' in upstream, false)],
+      ['a model the vendor knows by another id', { model: 'hand-model', messages: [{ role: 'user', content: 'x' }] }, (upstream) => assert.equal(upstream.model, 'gpt-4o-mini')],
+    ];
+    for (const [label, body, check] of cases) {
+      const { status, upstream } = await send(JSON.stringify(body));
+      assert.equal(status, 200, label);
+      check(JSON.parse(upstream) as Record<string, unknown>);
+    }
+  });
+});

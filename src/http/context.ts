@@ -51,6 +51,10 @@ declare module 'fastify' {
     trackStream: ((controller: AbortController) => () => void) | undefined;
     /** `routeSettings`' copy. */
     settings: RouteConfig | undefined;
+    /** A JSON body's bytes as they came (app.ts's parser): sent on unchanged where nothing in it needs changing. */
+    bodyBytes: Buffer | undefined;
+    /** Keys written at the top level of a JSON body, a key written twice counted twice (lib/json-depth.ts `jsonShape`). */
+    bodyKeys: number;
   }
 }
 

@@ -83,7 +83,7 @@ export class HttpClient {
    * embeddings): the same outcomes as `send` + reading the body, through undici's dispatcher directly — no response
    * stream, async resource or body mixin per call (~10 µs of CPU a call at the bench's load, issue 16).
    */
-  sendForText(url: string, init: { method?: Dispatcher.HttpMethod; headers: Record<string, string>; body?: string; signal?: AbortSignal | undefined }): Promise<UpstreamText> {
+  sendForText(url: string, init: { method?: Dispatcher.HttpMethod; headers: Record<string, string>; body?: string | Buffer; signal?: AbortSignal | undefined }): Promise<UpstreamText> {
     return this.dispatch(url, init, (resolve, reject, onHead) => new TextHandler(resolve, reject, init.signal, onHead));
   }
 

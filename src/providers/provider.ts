@@ -15,6 +15,11 @@ export interface CallOptions {
   requestId: string;
   /** The request's way through the provider's channels (which model; where it went, how many attempts). */
   route: UpstreamRoute;
+  /**
+   * The request as the client sent it, which says exactly what the request object says (`passThroughBody`): an adapter
+   * that sends the request as it is sends these bytes instead of serialising it again.
+   */
+  body?: Buffer | undefined;
 }
 
 /**

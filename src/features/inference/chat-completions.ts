@@ -36,13 +36,16 @@ export class ChatCompletionsService {
    * `complete` as the HTTP route answers it, as JSON text. From a vendor that answers in OpenAI's format, the answer is
    * its own text with only `usage` replaced by the priced usage (issue 16: no parse and re-serialisation of a body that
    * passes through); the object path serves the rest (a redirected model, a vendor's answer without usage, other formats).
+   * `clientBody`: the request's bytes as the client sent them, when they say exactly what `request` says.
    */
-  async completeText(call: ModelCall, request: ChatRequest): Promise<string> {
+  async completeText(call: ModelCall, request: ChatRequest, clientBody?: Buffer): Promise<string> {
     const answer = await withModelFallbacks(this.dependencies, call, (): Promise<string | ChatResponse> => {
-      // The body as the client sent it when the vendor knows the model by the same id (no copy made for nothing).
+      // The request as the client sent it when the vendor knows the model by the same id: its object, and its own bytes when
+      // they say the same (`clientBody`, passThroughBody), so it is not serialised again.
       const { upstreamModel } = call.resolution.served;
-      const upstream = upstreamModel === request.model ? request : { ...request, model: upstreamModel };
-      const options = { requestId: call.caller.requestId, route: call.route };
+      const unchanged = upstreamModel === request.model;
+      const upstream = unchanged ? request : { ...request, model: upstreamModel };
+      const options = { requestId: call.caller.requestId, route: call.route, body: unchanged ? clientBody : undefined };
       return call.provider.chatCompletionText ? call.provider.chatCompletionText(upstream, options) : call.provider.chatCompletion(upstream, options);
     });
     if (typeof answer !== 'string') return JSON.stringify(this.finish(call, request, answer));

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { renderErrorA } from '../../core/errors.ts';
-import { chatRequestSchema, toChatRequest } from '../../dialects/openai/chat-request.ts';
+import { chatRequestSchema, passThroughBody, toChatRequest } from '../../dialects/openai/chat-request.ts';
 import { parseOrThrow } from '../../dialects/validation.ts';
 import type { ChatCompletionsService } from '../../features/inference/chat-completions.ts';
 import { sseFrame } from '../../lib/sse-writer.ts';
@@ -14,7 +14,7 @@ export function registerChatCompletionsRoute(app: FastifyInstance, completions: 
     const call = await completions.prepare(callerOf(request), chat, useWalletBalance || walletFromQuery(request));
     reply.headers(call.resolution.headers);
     // A non-stream call runs to its end even if the client leaves: the vendor bills it, so it is charged (no abort wiring).
-    if (!chat.stream) return reply.type('application/json; charset=utf-8').send(await completions.completeText(call, chat));
+    if (!chat.stream) return reply.type('application/json; charset=utf-8').send(await completions.completeText(call, chat, passThroughBody(request.bodyBytes, request.bodyKeys, chat)));
     const abort = clientAbort(reply);
     const stream = await completions.openStream(call, chat, abort.signal);
     await sendEventStream(request, reply, completions.relay(call, chat, stream), abort, (error) => sseFrame(JSON.stringify(renderErrorA(error))));

@@ -64,7 +64,7 @@ export class ChannelClient {
   }
 
   /** `send` for a call whose answer is read whole (HttpClient.sendForText): same channels, failover and health. */
-  sendForText(target: UpstreamTarget, init: { body: string; signal?: AbortSignal | undefined }, route: UpstreamRoute): Promise<UpstreamText> {
+  sendForText(target: UpstreamTarget, init: { body: string | Buffer; signal?: AbortSignal | undefined }, route: UpstreamRoute): Promise<UpstreamText> {
     return this.routed(target, init, route, undefined, (url, headers) => this.http.sendForText(url, { headers, body: init.body, signal: init.signal }));
   }
 

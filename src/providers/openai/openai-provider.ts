@@ -57,7 +57,7 @@ export class OpenAiProvider implements Provider {
   private async postText(path: string, body: JsonObject, options: CallOptions): Promise<string> {
     const answer = await this.http.sendForText(
       (endpoint) => ({ url: openAiUrl(endpoint, path), headers: openAiHeaders(endpoint, options.requestId) }),
-      { body: JSON.stringify(body), signal: options.signal },
+      { body: options.body ?? JSON.stringify(body), signal: options.signal },
       options.route,
     );
     return answer.text;
