@@ -86,6 +86,7 @@ import { registerModerationsRoute } from './http/routes/moderations.ts';
 import type { Clock } from './lib/clock.ts';
 import { newId } from './lib/ids.ts';
 import { jsonShape } from './lib/json-depth.ts';
+import { routeSettings } from './http/context.ts';
 import { GatewayError } from './core/errors.ts';
 import { Metrics } from './lib/metrics.ts';
 import { HttpClient } from './providers/http-client.ts';
@@ -449,8 +450,10 @@ export async function buildApp(dependencies: AppDependencies): Promise<App> {
     const text = bytes.toString('utf8');
     const shape = jsonShape(text, MAX_JSON_DEPTH);
     if (shape.tooDeep) return done(new GatewayError('invalid_request', `body: nests deeper than ${MAX_JSON_DEPTH} levels`, { param: 'body' }), undefined);
-    request.bodyBytes = bytes;
-    request.bodyKeys = shape.topLevelKeys;
+    if (routeSettings(request).keepsBodyBytes) {
+      request.bodyBytes = bytes;
+      request.bodyKeys = shape.topLevelKeys;
+    }
     parseJson(request, text, done);
   });
   // Cookies are parsed only where a route reads the session (sessionToken in plugins/auth.ts), not on every request.

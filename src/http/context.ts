@@ -21,6 +21,8 @@ export interface RouteSettings {
   apiKeyHeader?: boolean;
   /** Vendor 4xx bodies are in this route's own format and may be passed on unchanged. */
   upstreamPassthrough?: boolean;
+  /** The JSON parser keeps the body's bytes for the handler (`bodyBytes`: a request the vendor may get as it came). */
+  keepsBodyBytes?: boolean;
   /** Label for metrics. */
   name?: string;
   /** What GET /openapi.json says about the route (every route has one; test/openapi.test.ts checks). */
@@ -51,7 +53,10 @@ declare module 'fastify' {
     trackStream: ((controller: AbortController) => () => void) | undefined;
     /** `routeSettings`' copy. */
     settings: RouteConfig | undefined;
-    /** A JSON body's bytes as they came (app.ts's parser): sent on unchanged where nothing in it needs changing. */
+    /**
+     * A JSON body's bytes as they came, on routes with `keepsBodyBytes` (app.ts's parser): sent on unchanged where nothing in
+     * it needs changing. The handler takes them (`takeBodyBytes`), so a long stream does not hold them.
+     */
     bodyBytes: Buffer | undefined;
     /** Keys written at the top level of a JSON body, a key written twice counted twice (lib/json-depth.ts `jsonShape`). */
     bodyKeys: number;
@@ -68,4 +73,11 @@ const NO_SETTINGS = Object.freeze({}) as RouteConfig;
  */
 export function routeSettings(request: FastifyRequest): RouteConfig {
   return (request.settings ??= request.routeOptions.config ?? NO_SETTINGS);
+}
+
+/** The body's bytes kept for the handler (`keepsBodyBytes`), let go of by the request: the caller holds them as long as it needs. */
+export function takeBodyBytes(request: FastifyRequest): Buffer | undefined {
+  const bytes = request.bodyBytes;
+  request.bodyBytes = undefined;
+  return bytes;
 }
