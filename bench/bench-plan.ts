@@ -34,6 +34,8 @@ export interface BenchPlan {
   /** The paired phase (bench/paired-saturation.ts): rounds in which every target is loaded in turn, and each run's length. */
   pairedRounds: number;
   pairedSeconds: number;
+  /** The same with a long conversation as the body (targets.ts LONG_CHAT_BODY): what each target costs per byte. */
+  pairedLongRounds: number;
   /** Wait after a gateway's last load before reading its RSS "after". */
   rssSettleSeconds: number;
 }
@@ -78,6 +80,7 @@ export function parsePlan(argv: readonly string[]): BenchPlan {
         featureCostSeconds: 2,
         pairedRounds: 4,
         pairedSeconds: 3,
+        pairedLongRounds: 2,
       }
     : {
         ...common,
@@ -97,5 +100,6 @@ export function parsePlan(argv: readonly string[]): BenchPlan {
         featureCostSeconds: 4,
         pairedRounds: 8,
         pairedSeconds: 5,
+        pairedLongRounds: 4,
       };
 }

@@ -13,7 +13,7 @@ import { measureProxyFloor, proxyFloorNotes, startBareProxy } from './proxy-floo
 import { measureTarget, type TargetReport } from './measure-target.ts';
 import { measureFeatureCost, type FeatureCost } from './feature-cost.ts';
 import { appendResults, machineLine, renderStepNotes, renderTable } from './results-table.ts';
-import { directTarget, EVERYTHING_ON, startPortkey, startSimulator, startTollgate, type GatewayFeatures, type SimulatorControl, type Target } from './targets.ts';
+import { directTarget, EVERYTHING_ON, LONG_CHAT_BODY, startPortkey, startSimulator, startTollgate, type GatewayFeatures, type SimulatorControl, type Target } from './targets.ts';
 
 const BENCH_DIRECTORY = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(BENCH_DIRECTORY, '..');
@@ -51,8 +51,9 @@ async function run(plan: BenchPlan): Promise<void> {
   // The floor under the table's figures: what a bare Node proxy hop adds at concurrency 1, beside direct, and what it
   // serves at saturation, in this run.
   const floor = await measureProxyFloor(ROOT, simulator, plan);
-  // The goals' ratios again, from targets measured seconds apart in alternating rounds rather than minutes apart.
-  const paired = await measurePaired(simulator, plan);
+  // The goals' ratios again, from targets measured seconds apart in alternating rounds rather than minutes apart; then the
+  // same targets with a long conversation as the body (what each costs per byte of it).
+  const [paired, pairedLong] = await measurePaired(simulator, plan);
   // DESIGN §13 and issue 16: what the request log, and the key's limits with the channels, cost on the hot path, each
   // measured in the same run by interleaved runs of the gateway with it on and off, everything else on (one pair after
   // another, so the shared machine's drift falls on both sides alike).
@@ -69,6 +70,7 @@ async function run(plan: BenchPlan): Promise<void> {
     ...renderStepNotes(reports),
     ...proxyFloorNotes(floor, tollgateAddedP99, { tollgate: tollgate?.saturation, peer: peer?.saturation }),
     ...pairedSaturationNotes(paired),
+    ...pairedSaturationNotes(pairedLong, `a ${(LONG_CHAT_BODY.length / 1024).toFixed(0)} KB conversation as the body`),
     featureCostNote('request log', logCost),
     featureCostNote("the key's limits (requests and tokens a minute, spend, models, expiry) and two channels a vendor", limitsCost),
     // Issue 15: what choosing a channel costs per request, in this process once the gateways are stopped.
@@ -81,14 +83,19 @@ async function run(plan: BenchPlan): Promise<void> {
   console.error(`\nappended to ${RESULTS_PATH}`);
 }
 
-/** Tollgate, the bare proxy and the peer (if any) started side by side and loaded in turn (bench/paired-saturation.ts). */
-async function measurePaired(simulator: SimulatorControl, plan: BenchPlan): Promise<PairedSaturation> {
+/**
+ * Tollgate, the bare proxy and the peer (if any) started side by side and loaded in turn (bench/paired-saturation.ts): with
+ * the bench's short chat request, then with a long conversation.
+ */
+async function measurePaired(simulator: SimulatorControl, plan: BenchPlan): Promise<[PairedSaturation, PairedSaturation]> {
   const targets: Target[] = [];
   try {
     targets.push(await startTollgate(ROOT, simulator, stopChild));
     targets.push(await startBareProxy(ROOT, simulator));
     if (plan.peer === 'portkey') targets.push(await startPortkey(ROOT, simulator, stopChild));
-    return await measurePairedSaturation(targets, simulator, plan.saturationConnections, plan.pairedSeconds, plan.pairedRounds);
+    const short = await measurePairedSaturation(targets, simulator, plan.saturationConnections, plan.pairedSeconds, plan.pairedRounds);
+    const long = await measurePairedSaturation(targets, simulator, plan.saturationConnections, plan.pairedSeconds, plan.pairedLongRounds, LONG_CHAT_BODY);
+    return [short, long];
   } finally {
     for (const target of targets) await target.stop();
   }

@@ -28,16 +28,18 @@ export async function measurePairedSaturation(
   connections: number,
   secondsPerRun: number,
   rounds: number,
+  /** The chat request every run sends (the bench's short one by default). */
+  body?: string,
 ): Promise<PairedSaturation> {
   await simulator.configure({ latencyMs: 0, chunkDelayMs: 0 });
   const runs = new Map<Target['name'], SaturationResult[]>(targets.map((target) => [target.name, []]));
-  for (const target of targets) await measureSaturation(target, connections, WARMUP_SECONDS);
+  for (const target of targets) await measureSaturation(target, connections, WARMUP_SECONDS, body);
   for (let round = 0; round < rounds; round++) {
     // Each target takes each place in the order in turn, so none is always measured first or after the same one.
     const order = targets.map((_, index) => targets[(index + round) % targets.length]!);
     for (const target of order) {
       await sleep(250);
-      const result = await measureSaturation(target, connections, secondsPerRun);
+      const result = await measureSaturation(target, connections, secondsPerRun, body);
       if (result.non2xx + result.errors > 0) throw new Error(`paired saturation: ${target.name} answered ${result.non2xx} non-2xx and ${result.errors} failed`);
       runs.get(target.name)!.push(result);
     }
@@ -53,22 +55,24 @@ function roundRatios(paired: PairedSaturation, of: Target['name'], to: Target['n
   return { median: median(ratios), low: ratios[0]!, high: ratios.at(-1)! };
 }
 
-export function pairedSaturationNotes(paired: PairedSaturation): string[] {
+/** `label`: what the rounds sent, when not the bench's short chat request. */
+export function pairedSaturationNotes(paired: PairedSaturation, label?: string): string[] {
   const ratio = (value: { median: number; low: number; high: number }): string => `**${value.median.toFixed(2)}×** (rounds ${value.low.toFixed(2)}–${value.high.toFixed(2)})`;
   const requests = (run: SaturationResult): number => run.requestsPerSecond;
   const cpu = (run: SaturationResult): number => run.cpuMicrosecondsPerRequest;
   const medianOf = (name: Target['name'], figure: (run: SaturationResult) => number): number => median((paired.runs.get(name) ?? []).map(figure));
   const names = [...paired.runs.keys()];
   const figures = names.map((name) => `${name} ${medianOf(name, requests).toFixed(0)} req/s, ${medianOf(name, cpu).toFixed(1)} µs CPU a call`).join('; ');
+  const phase = label ? `paired saturation, ${label}` : 'paired saturation';
   const notes = [
-    `paired saturation (the goals' ratios from targets measured seconds apart, not minutes: ${names.join(', ')} running side by side, loaded in turn in ${paired.rounds} rounds of ${paired.secondsPerRun} s at the table's connections, rotating order; medians): ${figures}`,
+    `${phase} (the goals' ratios from targets measured seconds apart, not minutes: ${names.join(', ')} running side by side, loaded in turn in ${paired.rounds} rounds of ${paired.secondsPerRun} s at the table's connections, rotating order; medians): ${figures}`,
   ];
   if (names.includes('portkey')) {
-    notes.push(`paired saturation, Tollgate against the peer: req/s ${ratio(roundRatios(paired, 'tollgate', 'portkey', requests))}, CPU a call ${ratio(roundRatios(paired, 'tollgate', 'portkey', cpu))}`);
+    notes.push(`${phase}, Tollgate against the peer: req/s ${ratio(roundRatios(paired, 'tollgate', 'portkey', requests))}, CPU a call ${ratio(roundRatios(paired, 'tollgate', 'portkey', cpu))}`);
   }
   if (names.includes('bare-proxy')) {
     notes.push(
-      `paired saturation, Tollgate against the bare proxy: req/s ${ratio(roundRatios(paired, 'tollgate', 'bare-proxy', requests))}, CPU a call ${ratio(roundRatios(paired, 'tollgate', 'bare-proxy', cpu))}` +
+      `${phase}, Tollgate against the bare proxy: req/s ${ratio(roundRatios(paired, 'tollgate', 'bare-proxy', requests))}, CPU a call ${ratio(roundRatios(paired, 'tollgate', 'bare-proxy', cpu))}` +
         (names.includes('portkey') ? `; the bare proxy against the peer: req/s ${ratio(roundRatios(paired, 'bare-proxy', 'portkey', requests))}` : ''),
     );
   }

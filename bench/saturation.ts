@@ -17,13 +17,14 @@ export interface SaturationResult {
   cpuMicrosecondsPerRequest: number;
 }
 
-export async function measureSaturation(target: Target, connections: number, seconds: number): Promise<SaturationResult> {
+/** `body`: the chat request sent (the bench's short one by default). */
+export async function measureSaturation(target: Target, connections: number, seconds: number, body: string = CHAT_BODY): Promise<SaturationResult> {
   const cpuBefore = cpuMicroseconds(target.pid);
   const result = await autocannon({
     url: `${target.origin}${CHAT_PATH}`,
     method: 'POST',
     headers: target.headers,
-    body: CHAT_BODY,
+    body,
     connections,
     duration: seconds,
     timeout: 10,

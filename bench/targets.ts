@@ -9,6 +9,17 @@ import { childEnvironment, freePort, removeOnExit, startChild, waitUntilAnswerin
 
 export const CHAT_PATH = '/v1/chat/completions';
 export const CHAT_BODY = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello in five words.' }] });
+/**
+ * A chat request as a conversation of some length sends it: 50 turns, ~54 KB, quotes, backslashes and non-ASCII text in
+ * them. Every byte of it is read, checked, parsed, validated and sent on: what a gateway costs per byte of body shows here.
+ */
+export const LONG_CHAT_BODY = JSON.stringify({
+  model: 'gpt-4o-mini',
+  messages: Array.from({ length: 50 }, (_, turn) => ({
+    role: turn % 2 === 0 ? 'user' : 'assistant',
+    content: `Turn ${turn}: ${'Some text with "quotes", a \\ backslash and a café. '.repeat(20)}`,
+  })),
+});
 export const STREAM_BODY = JSON.stringify({ model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'Say hello in five words.' }] });
 export const MESSAGES_PATH = '/v1/messages';
 export const MESSAGES_BODY = JSON.stringify({ model: 'claude-sonnet-4-6', max_tokens: 64, messages: [{ role: 'user', content: 'Say hello in five words.' }] });
