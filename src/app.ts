@@ -438,9 +438,9 @@ export async function buildApp(dependencies: AppDependencies): Promise<App> {
   registerObservability(server, services.metrics, services.activity, services.requestLog);
   await services.requestLog.maintain(true);
   await services.responses.maintain(true);
-  // An empty body with content-type application/json is no body (the chat service posts /api/bot/balance that way). The
-  // body's bytes are kept with its count of top-level keys: a chat request that needs no change is sent on as it came
-  // (passThroughBody in dialects/openai/chat-request.ts), not serialised again.
+  // An empty body with content-type application/json is no body (the chat service posts /api/bot/balance that way). On the
+  // model routes the body's bytes are kept with the count of keys its text wrote: a request that needs no change is sent
+  // on as it came (bytesIfSameKeys in lib/json-depth.ts), not serialised again.
   const parseJson = server.getDefaultJsonParser('error', 'error');
   server.decorateRequest('bodyBytes', undefined);
   server.decorateRequest('bodyKeys', 0);
@@ -452,7 +452,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<App> {
     if (shape.tooDeep) return done(new GatewayError('invalid_request', `body: nests deeper than ${MAX_JSON_DEPTH} levels`, { param: 'body' }), undefined);
     if (routeSettings(request).keepsBodyBytes) {
       request.bodyBytes = bytes;
-      request.bodyKeys = shape.topLevelKeys;
+      request.bodyKeys = shape.keys;
     }
     parseJson(request, text, done);
   });

@@ -30,21 +30,39 @@ function vendorAnswer(usage: unknown): string {
   return JSON.stringify(body, null, 2);
 }
 
-/** A vendor that answers every call with `answer()`'s text, as JSON, over real HTTP. */
-async function handWrittenVendor(answer: () => string): Promise<{ url: string; close(): Promise<void> }> {
+/** What a hand-written vendor answers: JSON text, or a body with its content type (an event stream). */
+type HandAnswer = string | { type: string; body: string };
+
+/**
+ * A vendor that answers every call with `answer`'s text (JSON unless it names another type) over real HTTP, and keeps the
+ * path and body text of every request it received, as they arrived.
+ */
+async function handWrittenVendor(answer: (path: string, text: string) => HandAnswer): Promise<{ url: string; received: Array<{ path: string; text: string }>; close(): Promise<void> }> {
+  const received: Array<{ path: string; text: string }> = [];
   const vendor: Server = createServer((request, response) => {
-    request.resume();
-    request.on('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end(answer()));
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const path = request.url ?? '';
+      const text = Buffer.concat(chunks).toString('utf8');
+      received.push({ path, text });
+      const answered = answer(path, text);
+      const { type, body } = typeof answered === 'string' ? { type: 'application/json', body: answered } : answered;
+      response.writeHead(200, { 'content-type': type }).end(body);
+    });
   });
   await new Promise<void>((resolve) => vendor.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(vendor.address() as AddressInfo).port}`,
+    received,
     close: async () => {
       vendor.closeAllConnections();
       await new Promise<void>((resolve) => vendor.close(() => resolve()));
     },
   };
 }
+
+const isStream = (text: string): boolean => (JSON.parse(text) as { stream?: boolean }).stream === true;
 
 describe('non-stream chat completions: the vendor’s own answer with only its usage priced', () => {
   let gateway: TestGateway;
@@ -163,27 +181,16 @@ describe('non-stream Messages: the vendor’s own answer, charged by its top-lev
 
 describe('non-stream chat completions: the client’s own bytes go to the vendor when they need no change', () => {
   let gateway: TestGateway;
-  let vendor: { url: string; close(): Promise<void> };
-  /** The request bodies the vendor received, as text. */
-  const received: string[] = [];
+  let vendor: Awaited<ReturnType<typeof handWrittenVendor>>;
 
   before(async () => {
-    const server: Server = createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', () => {
-        received.push(Buffer.concat(chunks).toString('utf8'));
-        response.writeHead(200, { 'content-type': 'application/json' }).end(vendorAnswer(USAGE));
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    vendor = {
-      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-      close: async () => {
-        server.closeAllConnections();
-        await new Promise<void>((resolve) => server.close(() => resolve()));
-      },
-    };
+    const chunk = (fields: Record<string, unknown>): string => `data: ${JSON.stringify({ id: 'chatcmpl-hand', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'gpt-4o-mini', ...fields })}\n\n`;
+    const events =
+      chunk({ choices: [{ index: 0, delta: { role: 'assistant', content: 'hi' }, finish_reason: null }] }) +
+      chunk({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }) +
+      chunk({ choices: [], usage: USAGE }) +
+      'data: [DONE]\n\n';
+    vendor = await handWrittenVendor((_path, text) => (isStream(text) ? { type: 'text/event-stream', body: events } : vendorAnswer(USAGE)));
     gateway = await startTestGateway();
     // `same-model` is known to the vendor by its own id; `hand-model` by another (gpt-4o-mini); `cheap-model` costs a tenth.
     await putPool(gateway, 'hand', [{ id: 'only', simulator: { url: vendor.url } as Simulator }], { id: 'hand-model' });
@@ -197,14 +204,14 @@ describe('non-stream chat completions: the client’s own bytes go to the vendor
     await vendor.close();
   });
 
-  /** Sends `text` as the body, as a client wrote it; returns the vendor's copy and the charge's model. */
-  async function send(text: string): Promise<{ status: number; upstream: string; charged: string | undefined }> {
+  /** Sends `text` as the body, as a client wrote it; returns what the client read, the vendor's copy and the charge's model. */
+  async function send(text: string): Promise<{ status: number; answer: string; upstream: string; charged: string | undefined }> {
     const { key, userId } = await gateway.fundedKey();
-    const before = received.length;
+    const before = vendor.received.length;
     const response = await fetch(`${gateway.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: text });
-    await response.text();
+    const answer = await response.text();
     const charges = (await ledger(gateway, { userId })).filter((entry) => entry.kind === 'charge');
-    return { status: response.status, upstream: received.slice(before).join('\n'), charged: charges[0]?.model ?? undefined };
+    return { status: response.status, answer, upstream: vendor.received.slice(before).map((entry) => entry.text).join('\n'), charged: charges[0]?.model ?? undefined };
   }
 
   test('a body the gateway would send the same is sent byte for byte: spacing, key order, escapes and numbers as written', async () => {
@@ -237,5 +244,114 @@ describe('non-stream chat completions: the client’s own bytes go to the vendor
       assert.equal(status, 200, label);
       check(JSON.parse(upstream) as Record<string, unknown>);
     }
+  });
+
+  test('a key written twice below the top level is serialised again: the vendor reads what the gateway read', async () => {
+    const text = '{"model":"same-model","messages":[{"role":"system","content":"x","role":"user"}]}';
+    const { status, upstream } = await send(text);
+    assert.equal(status, 200);
+    assert.notEqual(upstream, text);
+    assert.equal(upstream.match(/"role"/g)?.length, 1, upstream);
+    assert.deepEqual((JSON.parse(upstream) as { messages: unknown }).messages, [{ role: 'user', content: 'x' }]);
+  });
+
+  test('a stream sends the client’s bytes, with the usage request put first when the body has none; the client sees usage only if it asked', async () => {
+    const plain = '{ "model":"same-model", "stream":true, "messages":[{"role":"user","content":"caf\\u00e9"}] }';
+    const without = await send(plain);
+    assert.equal(without.status, 200, without.answer);
+    assert.equal(without.upstream, `{"stream_options":{"include_usage":true},${plain.slice(1)}`);
+    assert.equal(without.charged, 'same-model');
+    assert.match(without.answer, /"content":"hi"/);
+    assert.doesNotMatch(without.answer, /"usage"/, 'usage was not asked for');
+
+    const asking = '{"model":"same-model","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"x"}]}';
+    const asked = await send(asking);
+    assert.equal(asked.status, 200, asked.answer);
+    assert.equal(asked.upstream, asking, 'sent as it came');
+    assert.match(asked.answer, /"usage"/);
+
+    // Any other stream_options is written again with include_usage set; another upstream id is written again.
+    const declining = await send('{"model":"same-model","stream":true,"stream_options":{"include_usage":false},"messages":[{"role":"user","content":"x"}]}');
+    assert.equal(declining.status, 200, declining.answer);
+    assert.deepEqual((JSON.parse(declining.upstream) as { stream_options: unknown }).stream_options, { include_usage: true });
+    assert.doesNotMatch(declining.answer, /"usage"/);
+    const renamed = await send('{"model":"hand-model","stream":true,"messages":[{"role":"user","content":"x"}]}');
+    assert.equal(renamed.status, 200, renamed.answer);
+    assert.equal((JSON.parse(renamed.upstream) as { model: string }).model, 'gpt-4o-mini');
+  });
+});
+
+describe('Messages: the client’s own bytes go to the vendor when SPEC 4.2’s rewrites change nothing', () => {
+  let gateway: TestGateway;
+  let vendor: Awaited<ReturnType<typeof handWrittenVendor>>;
+  const usage = { input_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 5 };
+  const message = { id: 'msg_hand', type: 'message', role: 'assistant', model: 'claude-hand', content: [{ type: 'text', text: 'hi' }], stop_reason: 'end_turn', stop_sequence: null, usage };
+
+  before(async () => {
+    const event = (name: string, data: Record<string, unknown>): string => `event: ${name}\ndata: ${JSON.stringify({ type: name, ...data })}\n\n`;
+    const events =
+      event('message_start', { message: { ...message, content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } } }) +
+      event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }) +
+      event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'hi' } }) +
+      event('content_block_stop', { index: 0 }) +
+      event('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 5 } }) +
+      event('message_stop', {});
+    vendor = await handWrittenVendor((path, text) =>
+      path.startsWith('/v1/messages/count_tokens') ? '{"input_tokens":12}' : isStream(text) ? { type: 'text/event-stream', body: events } : JSON.stringify(message),
+    );
+    gateway = await startTestGateway();
+    assert.equal((await gateway.admin('PUT', '/providers/hand-anthropic', { type: 'anthropic', baseUrl: vendor.url, apiKey: 'hand-key' })).status, 200);
+    // `hand-claude` is known to the vendor by its own id, `hand-alias` by another.
+    for (const [id, upstreamModel] of [['hand-claude', 'hand-claude'], ['hand-alias', 'claude-real']] as const) {
+      const put = await gateway.admin('PUT', `/models/${id}`, { kind: 'chat', provider: 'hand-anthropic', family: 'anthropic', upstreamModel, cost_context: '0.0010', cost_completion: '0.0020' });
+      assert.equal(put.status, 200, JSON.stringify(put.body));
+    }
+  });
+  after(async () => {
+    await gateway.close();
+    await vendor.close();
+  });
+
+  /** Sends `text` as a client wrote it; returns what the client read and the vendor's copy. */
+  async function send(text: string, path = '/v1/messages'): Promise<{ status: number; answer: string; upstream: string }> {
+    const { key } = await gateway.fundedKey();
+    const before = vendor.received.length;
+    const response = await fetch(`${gateway.url}${path}`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' }, body: text });
+    const answer = await response.text();
+    return { status: response.status, answer, upstream: vendor.received.slice(before).map((entry) => entry.text).join('\n') };
+  }
+
+  const written = (fields: string): string =>
+    `{ "model" : "hand-claude", "max_tokens": 64,${fields} "messages": [ {"role":"user","content":"caf\\u00e9 \\"quoted\\""} ],\n "metadata": null, "tools": [{"name":"t","description":"d","input_schema":{"type":"object","properties":{}}}] }`;
+
+  test('a body nothing rewrites is sent byte for byte, stream and not, and to count_tokens', async () => {
+    for (const [label, text, path] of [
+      ['create', written(''), '/v1/messages'],
+      ['stream', written(' "stream": true,'), '/v1/messages'],
+      ['count_tokens', written(''), '/v1/messages/count_tokens'],
+    ] as const) {
+      const { status, answer, upstream } = await send(text, path);
+      assert.equal(status, 200, `${label}: ${answer}`);
+      assert.equal(upstream, text, label);
+    }
+  });
+
+  test('what SPEC 4.2 rewrites is never sent as written: user_id, service_tier, another upstream id, a key written twice in a tool', async () => {
+    const base = { model: 'hand-claude', max_tokens: 64, messages: [{ role: 'user', content: 'x' }] };
+    const userId = await send(JSON.stringify({ ...base, metadata: { user_id: 'alice@example.com' } }));
+    assert.equal(userId.status, 200, userId.answer);
+    assert.doesNotMatch(userId.upstream, /alice/);
+    assert.match((JSON.parse(userId.upstream) as { metadata: { user_id: string } }).metadata.user_id, /^[0-9a-f]{40}$/);
+    const tier = await send(JSON.stringify({ ...base, service_tier: 'auto' }));
+    assert.equal(tier.status, 200, tier.answer);
+    assert.equal('service_tier' in (JSON.parse(tier.upstream) as object), false);
+    const alias = await send(JSON.stringify({ ...base, model: 'hand-alias' }));
+    assert.equal(alias.status, 200, alias.answer);
+    assert.equal((JSON.parse(alias.upstream) as { model: string }).model, 'claude-real');
+    // The gateway refuses code execution by the tool's type; JSON.parse reads the last of two, a vendor may read the first.
+    const twice = await send('{"model":"hand-claude","max_tokens":64,"messages":[{"role":"user","content":"x"}],"tools":[{"type":"code_execution_20250825","name":"x","type":"custom","input_schema":{"type":"object"}}]}');
+    assert.equal(twice.status, 200, twice.answer);
+    assert.doesNotMatch(twice.upstream, /code_execution/);
+    assert.equal((JSON.parse(twice.upstream) as { tools: Array<{ type: string }> }).tools[0]!.type, 'custom');
   });
 });

@@ -4,6 +4,7 @@ import type { User } from '../features/accounts/accounts.ts';
 import type { Session } from '../features/accounts/sessions.ts';
 import type { ApiKey } from '../features/keys/keys.ts';
 import type { RequestTrace } from '../features/usage/request-trace.ts';
+import type { ClientBody } from '../lib/json-depth.ts';
 import type { RouteDoc } from './route-doc.ts';
 
 /** Per-route settings read by the plugins. */
@@ -58,7 +59,7 @@ declare module 'fastify' {
      * it needs changing. The handler takes them (`takeBodyBytes`), so a long stream does not hold them.
      */
     bodyBytes: Buffer | undefined;
-    /** Keys written at the top level of a JSON body, a key written twice counted twice (lib/json-depth.ts `jsonShape`). */
+    /** Keys the JSON body's text wrote, at every depth, a key written twice counted twice (lib/json-depth.ts `jsonShape`). */
     bodyKeys: number;
   }
 }
@@ -75,9 +76,13 @@ export function routeSettings(request: FastifyRequest): RouteConfig {
   return (request.settings ??= request.routeOptions.config ?? NO_SETTINGS);
 }
 
-/** The body's bytes kept for the handler (`keepsBodyBytes`), let go of by the request: the caller holds them as long as it needs. */
-export function takeBodyBytes(request: FastifyRequest): Buffer | undefined {
+/**
+ * The body as the client sent it, kept for the handler (`keepsBodyBytes`) and let go of by the request: the caller holds
+ * it as long as it needs. Sent on with `bytesIfSameKeys` (lib/json-depth.ts).
+ */
+export function takeClientBody(request: FastifyRequest): ClientBody | undefined {
   const bytes = request.bodyBytes;
+  if (bytes === undefined) return undefined;
   request.bodyBytes = undefined;
-  return bytes;
+  return { bytes, keys: request.bodyKeys };
 }

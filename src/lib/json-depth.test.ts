@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { jsonDepthExceeds, jsonShape } from './json-depth.ts';
+import { bytesIfSameKeys, jsonDepthExceeds, jsonShape, keyCount, withMemberFirst } from './json-depth.ts';
 
 test('counts nesting of arrays and objects, not brackets inside strings', () => {
   assert.equal(jsonDepthExceeds('{"a":[{"b":[1]}]}', 4), false);
@@ -18,14 +18,37 @@ test('10,000 levels exceed any sensible limit, siblings do not add up', () => {
   assert.equal(jsonDepthExceeds(`[${'[1],'.repeat(10_000)}[1]]`, 2), false);
 });
 
-test('counts the keys written at the top level of an object, a key written twice twice, none below it or in strings', () => {
-  const keys = (text: string): number => jsonShape(text, 64).topLevelKeys;
-  assert.equal(keys('{"model":"m","messages":[{"role":"user","content":"x"}],"n":1}'), 3);
-  assert.equal(keys('{"model":"a","model":"b"}'), 2, 'written twice, counted twice (JSON.parse keeps one)');
-  assert.equal(keys('{ "a" : { "b": 1, "c": [ "d", {"e": 2} ] } , "f" : "g, \\"h\\": 1" }'), 2, 'nested keys, and text like a key inside a string, are not counted');
+test('counts the keys written at every depth, a key written twice twice, none in strings; keyCount counts a parsed value the same', () => {
+  const keys = (text: string): number => jsonShape(text, 64).keys;
+  const text = '{"model":"m","messages":[{"role":"user","content":"x"}],"n":1}';
+  assert.equal(keys(text), 5);
+  assert.equal(keyCount(JSON.parse(text)), 5);
+  assert.equal(keys('{"model":"a","model":"b"}'), 2, 'written twice, counted twice');
+  assert.equal(keyCount(JSON.parse('{"model":"a","model":"b"}')), 1, 'JSON.parse keeps one');
+  assert.equal(keys('{"a":[{"b":1,"b":2}]}'), 3, 'twice in a nested object');
+  const spaced = '{ "a" : { "b"\n: 1, "c": [ "d", {"e"\t :2} ] } , "f" : "g, \\"h\\": 1" , "i":"j:"}';
+  assert.equal(keys(spaced), 6, 'whitespace before a colon; text like a key, or a string ending in a colon, inside a value is not a key');
+  assert.equal(keyCount(JSON.parse(spaced)), 6);
+  assert.equal(keys('{"caf\\u00e9":1,"a\\"b":2}'), 2, 'keys with escapes');
   assert.equal(keys('{}'), 0);
-  assert.equal(keys('[{"a":1},{"b":2}]'), 0, 'an array is not an object');
+  assert.equal(keys('[{"a":1},{"b":2}]'), 2, 'objects inside an array');
   assert.equal(keys('"text"'), 0);
+  assert.equal(keys('["a", "b" ,"c"]'), 0, 'strings in an array are values');
   assert.equal(keys('{"a":"unterminated'), 1);
-  assert.deepEqual(jsonShape('{"a":[[[1]]]}', 3), { tooDeep: true, topLevelKeys: 1 });
+  assert.deepEqual(jsonShape('{"a":[[[1]]]}', 3), { tooDeep: true, keys: 1 });
+});
+
+test('bytesIfSameKeys gives the bytes only for a value with as many keys as the text wrote', () => {
+  const text = '{"a":{"b":1},"c":[{"d":2}]}';
+  const body = { bytes: Buffer.from(text), keys: jsonShape(text, 64).keys };
+  assert.equal(bytesIfSameKeys(body, JSON.parse(text)), body.bytes);
+  assert.equal(bytesIfSameKeys(body, { a: { b: 1 }, c: [{}] }), undefined, 'a nested key dropped');
+  assert.equal(bytesIfSameKeys(undefined, {}), undefined);
+});
+
+test('withMemberFirst puts a member first in an object, after any leading whitespace, and keeps every other byte', () => {
+  const member = Buffer.from('"s":{"u":true}');
+  assert.equal(withMemberFirst(Buffer.from('{"a":1}'), member).toString(), '{"s":{"u":true},"a":1}');
+  assert.equal(withMemberFirst(Buffer.from(' \n {  "a" : [1] }'), member).toString(), ' \n {"s":{"u":true},  "a" : [1] }');
+  assert.deepEqual(JSON.parse(withMemberFirst(Buffer.from('{"a":"caf\u00e9"}'), member).toString()), { s: { u: true }, a: 'caf\u00e9' });
 });

@@ -3,53 +3,94 @@ import { stringEnd } from './json-scan.ts';
 const QUOTE = 0x22;
 const OPEN_BRACE = 0x7b;
 const OPEN_BRACKET = 0x5b;
-const COMMA = 0x2c;
+const COLON = 0x3a;
 
 /** What `jsonShape` reads off JSON text without parsing it. */
 export interface JsonShape {
   /** The text nests arrays and objects deeper than the limit (it stops reading there). */
   tooDeep: boolean;
   /**
-   * Keys written at the top level of an object, each time one is written (a key written twice counts twice, which
-   * JSON.parse keeps once); 0 for text that is not an object.
+   * Keys written in the text's objects, at every depth, each time one is written: a key written twice counts twice, where
+   * JSON.parse keeps one (`keyCount` of the parsed value is then lower).
    */
-  topLevelKeys: number;
+  keys: number;
 }
 
+const isJsonSpace = (code: number): boolean => code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09;
+
 /**
- * The nesting and top-level keys of JSON text, counted without parsing. Deeply nested input is refused before it is parsed
+ * The nesting and the keys of JSON text, counted without parsing. Deeply nested input is refused before it is parsed
  * because the validators and walkers that run after parsing recurse once per level: 10,000 levels overflow the stack (a 500)
  * where a bounded depth answers a clear 400. The key count tells a body that can be passed on as it came from one that
- * names a key twice (see `passThroughBody`). Strings are skipped from quote to quote (`stringEnd`), not a character at a
- * time: a request body is mostly the text of its messages, and reading 54 KB of it a character at a time took 115 µs,
- * twice what JSON.parse takes for the whole body (issue 16).
+ * names a key twice or holds keys the gateway drops (see `bytesIfSameKeys`). Strings are skipped from quote to quote
+ * (`stringEnd`), not a character at a time: a request body is mostly the text of its messages, and reading 54 KB of it a
+ * character at a time took 115 µs, twice what JSON.parse takes for the whole body (issue 16). A string is a key when a
+ * colon follows it.
  */
 export function jsonShape(text: string, limit: number): JsonShape {
   let depth = 0;
-  let topLevelKeys = 0;
-  // At depth 1 in an object, after its `{` or a `,`: the next string is a key.
-  let keyNext = false;
+  let keys = 0;
   for (let index = 0; index < text.length; index++) {
     const code = text.charCodeAt(index);
     if (code === QUOTE) {
       const end = stringEnd(text, index + 1);
       // An unterminated string: no more structure follows (JSON.parse refuses the text next).
       if (end === -1) break;
-      if (keyNext) topLevelKeys++;
-      keyNext = false;
+      let next = end + 1;
+      while (isJsonSpace(text.charCodeAt(next))) next++;
+      if (text.charCodeAt(next) === COLON) keys++;
       index = end;
     } else if (code === OPEN_BRACKET || code === OPEN_BRACE) {
-      if (++depth > limit) return { tooDeep: true, topLevelKeys };
-      keyNext = depth === 1 && code === OPEN_BRACE;
+      if (++depth > limit) return { tooDeep: true, keys };
     } else if (code === 0x5d || code === 0x7d) {
       depth--;
-      keyNext = false;
-    } else if (code === COMMA) {
-      keyNext = depth === 1 && topLevelKeys > 0;
     }
   }
-  return { tooDeep: false, topLevelKeys };
+  return { tooDeep: false, keys };
+}
+
+/** The keys of a parsed JSON value's objects, at every depth (the count `jsonShape` makes of its text). */
+export function keyCount(value: unknown): number {
+  if (typeof value !== 'object' || value === null) return 0;
+  let count = 0;
+  if (Array.isArray(value)) {
+    for (const item of value) count += keyCount(item);
+    return count;
+  }
+  const object = value as Record<string, unknown>;
+  for (const key in object) count += 1 + keyCount(object[key]);
+  return count;
+}
+
+/** A JSON body as its client sent it: its bytes and the keys its text wrote (`jsonShape`). */
+export interface ClientBody {
+  bytes: Buffer;
+  keys: number;
+}
+
+/**
+ * The client's bytes, to send on instead of serialising `value` again (issue 16: a long conversation is tens of kilobytes,
+ * serialised and encoded again on every call), when they hold exactly `value`'s keys: `value` is what the gateway would
+ * send, built from the parsed body by keeping or dropping its fields, never by adding or changing any (the caller's part).
+ * With as many keys in the text as in `value`, none was dropped at any depth and none was written twice (JSON.parse
+ * keeps the last of two, a vendor may read the first: the model billed must be the model served, the tool checked the
+ * tool run).
+ */
+export function bytesIfSameKeys(body: ClientBody | undefined, value: unknown): Buffer | undefined {
+  return body !== undefined && keyCount(value) === body.keys ? body.bytes : undefined;
 }
 
 /** Whether JSON text nests arrays and objects deeper than `limit` (`jsonShape`). */
 export const jsonDepthExceeds = (text: string, limit: number): boolean => jsonShape(text, limit).tooDeep;
+
+/**
+ * JSON text of an object with a member put first: `member` is `"name":value`, and the object must have another member
+ * (it is followed by a comma) and not name `name` itself. One copy of the bytes, no parse.
+ */
+export function withMemberFirst(bytes: Buffer, member: Buffer): Buffer {
+  let brace = 0;
+  while (brace < bytes.length && bytes[brace] !== OPEN_BRACE) brace++;
+  return Buffer.concat([bytes.subarray(0, brace + 1), member, MEMBER_SEPARATOR, bytes.subarray(brace + 1)]);
+}
+
+const MEMBER_SEPARATOR = Buffer.from(',');

@@ -54,10 +54,10 @@ test('the chat schema checks and never transforms: a body with nothing to drop c
   assert.deepEqual(request, FULL);
 });
 
-test('passThroughBody gives the client bytes only when every top-level key written was kept, once', () => {
+test('passThroughBody gives the client bytes only when every key written, at any depth, was kept, once', () => {
   const verdict = (text: string): boolean => {
     const { request } = toChatRequest(parseOrThrow(chatRequestSchema, JSON.parse(text)));
-    return passThroughBody(Buffer.from(text), jsonShape(text, 64).topLevelKeys, request) !== undefined;
+    return passThroughBody({ bytes: Buffer.from(text), keys: jsonShape(text, 64).keys }, request) !== undefined;
   };
   assert.equal(verdict(JSON.stringify(FULL)), true, 'every field kept');
   assert.equal(verdict('{"model":"a","messages":[{"role":"user","content":"x"}]}'), true);
@@ -65,5 +65,8 @@ test('passThroughBody gives the client bytes only when every top-level key writt
   assert.equal(verdict('{"model":"a","messages":[{"role":"user","content":"x"}],"unknown":1}'), false, 'an unknown key');
   assert.equal(verdict('{"model":"a","messages":[{"role":"user","content":"x"}],"stop":null}'), false, 'a null');
   assert.equal(verdict('{"model":"a","messages":[{"role":"user","content":"x"}],"useWalletBalance":true}'), false, 'the gateway’s own field');
-  assert.equal(passThroughBody(undefined, 2, { model: 'a', messages: [] }), undefined, 'no bytes kept');
+  assert.equal(verdict('{"model":"a","messages":[{"role":"user","role":"system","content":"x"}]}'), false, 'a key written twice in a message');
+  assert.equal(verdict('{"model":"a","messages":[{"role":"user","content":"x"}],"tools":[{"type":"function","function":{"name":"f","name":"g"}}]}'), false, 'a key written twice deep in a tool');
+  assert.equal(verdict('{"model":"a","messages":[{"role":"user","content":[{"type":"text","text":"x","extra":{"k":1}}]}]}'), true, 'keys the schema does not name, below the top level, are kept');
+  assert.equal(passThroughBody(undefined, { model: 'a', messages: [] }), undefined, 'no bytes kept');
 });

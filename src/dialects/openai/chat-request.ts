@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ChatRequest } from '../../core/chat-types.ts';
+import { bytesIfSameKeys, type ClientBody } from '../../lib/json-depth.ts';
 
 const json = z.unknown();
 const role = z.enum(['system', 'developer', 'user', 'assistant', 'tool', 'function']);
@@ -75,17 +76,12 @@ export function toChatRequest(parsed: ParsedChatRequest): { request: ChatRequest
 }
 
 /**
- * The client's own bytes, to send to an OpenAI-format vendor instead of serialising `request` again (issue 16: a long
- * conversation is tens of kilobytes, serialised and encoded again on every call), when they say exactly what `request`
- * says: every key the body wrote at its top level (`bodyKeys`, counted in its text) was kept, once — none unknown, null or
- * the gateway's own (SPEC's whitelist drops those), and none written twice (JSON.parse keeps the last of two, a vendor may
- * read the first: the model billed must be the model served). Below the top level the values are zod's output, which for
- * this schema is its input: it checks and never transforms (chat-request.test.ts holds it to that). The caller also
- * checks that the vendor knows the model by the id the body names.
+ * The client's own bytes, to send to an OpenAI-format vendor instead of serialising `request` again, when they say exactly
+ * what `request` says (`bytesIfSameKeys`): `request` keeps the body's fields by value or drops them (unknown, null, the
+ * gateway's own — SPEC's whitelist), so the same count of keys in the text means none was dropped and none written twice.
+ * The values are zod's output, which for this schema is its input: it checks and never transforms (chat-request.test.ts
+ * holds it to that). The caller also checks that the vendor knows the model by the id the body names.
  */
-export function passThroughBody(bytes: Buffer | undefined, bodyKeys: number, request: ChatRequest): Buffer | undefined {
-  if (bytes === undefined) return undefined;
-  let kept = 0;
-  for (const _ in request) kept++;
-  return kept === bodyKeys ? bytes : undefined;
+export function passThroughBody(body: ClientBody | undefined, request: ChatRequest): Buffer | undefined {
+  return bytesIfSameKeys(body, request);
 }

@@ -1,4 +1,5 @@
 import type { ChatRequest, ChatResponse, ChatUsage } from '../../core/chat-types.ts';
+import { withMemberFirst } from '../../lib/json-depth.ts';
 import { OPEN_BRACE, topLevelValue } from '../../lib/json-scan.ts';
 import { extended } from '../../lib/objects.ts';
 import { estimateTokens, textOf } from '../../lib/token-estimate.ts';
@@ -13,6 +14,8 @@ import { relayStream } from './stream-relay.ts';
 import { tokenUsageFromChat } from './usage.ts';
 
 const CHAT_KINDS = ['chat'] as const;
+/** What a stream's upstream request adds to a body without stream_options (`openStream`). */
+const INCLUDE_USAGE_MEMBER = Buffer.from('"stream_options":{"include_usage":true}');
 
 /**
  * POST /v1/chat/completions: resolves the model, forwards to its provider, prices the vendor's usage with the requested
@@ -84,15 +87,17 @@ export class ChatCompletionsService {
    * Opens the upstream stream; resolves once the vendor has accepted the call (errors before that are plain HTTP errors).
    * Until then it may fail over to other channels and fallback models (the call is rebound to the one that served).
    */
-  async openStream(call: ModelCall, request: ChatRequest, signal: AbortSignal): Promise<ChatStream> {
+  async openStream(call: ModelCall, request: ChatRequest, signal: AbortSignal, clientBody?: Buffer): Promise<ChatStream> {
     return withModelFallbacks(this.dependencies, call, () => {
-      const upstream: ChatRequest = {
-        ...request,
-        model: call.resolution.served.upstreamModel,
-        // Usage is always asked for, so the charge follows the vendor's count; the client sees it only if it asked.
-        stream_options: extended(request.stream_options ?? {}, { include_usage: true }),
-      };
-      return call.provider.chatCompletionStream(upstream, { requestId: call.caller.requestId, route: call.route, signal });
+      const { upstreamModel } = call.resolution.served;
+      // Usage is always asked for, so the charge follows the vendor's count; the client sees it only if it asked.
+      const asksUsage = request.stream_options?.include_usage === true;
+      const upstream: ChatRequest = asksUsage ? { ...request, model: upstreamModel } : { ...request, model: upstreamModel, stream_options: extended(request.stream_options ?? {}, { include_usage: true }) };
+      // The client's bytes when they say the same (`clientBody`): as they are when they ask for usage, with the field put
+      // first when they have no stream_options at all.
+      const unchanged = upstreamModel === request.model && clientBody !== undefined;
+      const body = !unchanged ? undefined : asksUsage ? clientBody : request.stream_options === undefined ? withMemberFirst(clientBody, INCLUDE_USAGE_MEMBER) : undefined;
+      return call.provider.chatCompletionStream(upstream, { requestId: call.caller.requestId, route: call.route, signal, body });
     });
   }
 

@@ -7,6 +7,7 @@ import {
   splitModelId,
   type MessagesRequest,
 } from '../../dialects/anthropic/messages-request.ts';
+import { bytesIfSameKeys, type ClientBody } from '../../lib/json-depth.ts';
 import { topLevelValue } from '../../lib/json-scan.ts';
 import { estimateTokens, textOf } from '../../lib/token-estimate.ts';
 import type { AnthropicPassthrough, PassthroughOptions } from '../../providers/anthropic/anthropic-passthrough.ts';
@@ -28,13 +29,25 @@ export interface MessagesHeaders {
 export interface PreparedMessages {
   call: AuthorisedCall;
   client: AnthropicPassthrough;
-  body: string;
+  /** What is sent: `upstream` serialised, or the client's own bytes when they say the same (`prepare`). */
+  body: string | Buffer;
   upstream: JsonObject;
   betas: string[];
   version: string | undefined;
 }
 
 const ANTHROPIC_FAMILY = 'anthropic';
+
+/** Whether `rewritten` has the same fields as `original`, each the same value (a rewrite replaces what it changes). */
+function sameFields(rewritten: JsonObject, original: JsonObject): boolean {
+  let count = 0;
+  for (const key in original) {
+    if (rewritten[key] !== original[key]) return false;
+    count++;
+  }
+  for (const _ in rewritten) count--;
+  return count === 0;
+}
 
 /**
  * POST /v1/messages and /v1/messages/count_tokens: the vendor's own format passed through with SPEC 4.2's rewrites.
@@ -48,7 +61,8 @@ export class MessagesService {
     private readonly hashSecret: string,
   ) {}
 
-  async prepare(caller: Caller, request: MessagesRequest, headers: MessagesHeaders, endpoint: 'messages' | 'messages.count_tokens'): Promise<PreparedMessages> {
+  /** `clientBody`: the request as the client sent it, sent on as it is when SPEC 4.2's rewrites change nothing in it. */
+  async prepare(caller: Caller, request: MessagesRequest, headers: MessagesHeaders, endpoint: 'messages' | 'messages.count_tokens', clientBody?: ClientBody): Promise<PreparedMessages> {
     const { id, oneMillion } = splitModelId(request.model);
     const model = this.dependencies.catalog.get(id);
     if (!model || model.kind !== 'chat') throw modelNotFound(id);
@@ -72,10 +86,13 @@ export class MessagesService {
       hashSecret: this.hashSecret,
       tenant: caller.key.orgId ?? caller.key.userId,
     });
+    // The client's bytes when no rewrite changed a field (the model is the vendor's id, nothing hashed or removed) and they
+    // hold exactly the keys of what would be sent: none written twice at any depth (a tool's type checked is the type run).
+    const bytes = sameFields(upstream, request) ? bytesIfSameKeys(clientBody, upstream) : undefined;
     return {
       call,
       client: this.dependencies.providers.passthrough(served.provider),
-      body: JSON.stringify(upstream),
+      body: bytes ?? JSON.stringify(upstream),
       upstream,
       betas: rewriteBetas(headers.betas, oneMillion ? [ONE_MILLION_BETA] : []),
       version: headers.version,

@@ -22,12 +22,12 @@ export class AnthropicPassthrough {
   ) {}
 
   /** A stream: the response is handed back before its body is read. */
-  send(path: MessagesPath, body: string, options: PassthroughOptions, stream = false): Promise<UpstreamResponse> {
+  send(path: MessagesPath, body: string | Buffer, options: PassthroughOptions, stream = false): Promise<UpstreamResponse> {
     return this.http.send(target(path, options, stream), { body, signal: options.signal }, options.route);
   }
 
   /** A call whose answer is read whole (non-stream create, count_tokens). */
-  sendForText(path: MessagesPath, body: string, options: PassthroughOptions): Promise<UpstreamText> {
+  sendForText(path: MessagesPath, body: string | Buffer, options: PassthroughOptions): Promise<UpstreamText> {
     return this.http.sendForText(target(path, options, false), { body, signal: options.signal }, options.route);
   }
 }

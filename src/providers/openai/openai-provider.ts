@@ -37,7 +37,7 @@ export class OpenAiProvider implements Provider {
   }
 
   chatCompletionStream(request: ChatRequest, options: CallOptions): Promise<ChatStream> {
-    const body = JSON.stringify(request);
+    const body = options.body ?? JSON.stringify(request);
     const target = (endpoint: OpenAiEndpoint) => ({ url: openAiUrl(endpoint, '/chat/completions'), headers: extended(openAiHeaders(endpoint, options.requestId), { accept: 'text/event-stream' }) });
     return openChatStream(options.signal, (signal) => this.http.send(target, { body, signal }, options.route), openAiStreamEvents);
   }
