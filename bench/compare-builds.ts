@@ -1,5 +1,5 @@
 // `npm run bench:compare [-- --against REV] [-- --rounds N] [-- --seconds S] [-- --set NAME=VALUE] [-- --set-against NAME=VALUE]
-// [-- --node-flag FLAG] [-- --data-in DIR]` (issue 16): is a change to the gateway faster or slower? The working tree's build
+// [-- --node-flag FLAG] [-- --data-in DIR] [-- --scenario NAME]` (issue 16): is a change to the gateway faster or slower? The working tree's build
 // against another revision's (HEAD by default), with everything a user switches on, at the table's 50 connections. The method
 // is the feature cost's (bench/feature-cost.ts): each round starts the two gateways fresh, in alternating order, loads each
 // at saturation in alternating order, and the median of the rounds' differences is reported with their spread, so the shared
@@ -7,7 +7,8 @@
 // flag (a V8 option) to the working tree's gateway only, and `--data-in` makes its data folder elsewhere (a tmpfs: what the
 // disk costs), so one build can also be compared with itself under two settings; a clean tree against HEAD is an A/A run,
 // which shows the noise. The other revision is checked out in a temporary git worktree and bundled with the working tree's
-// esbuild, into dist/ beside the working tree's bundle so that both resolve the same node_modules.
+// esbuild, into dist/ beside the working tree's bundle so that both resolve the same node_modules. `--scenario` sends one of
+// targets.ts's SCENARIOS instead of the short chat request (a long Messages conversation, a long stream).
 
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -16,11 +17,11 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { installExitHandlers, stopChild, stopEverything } from './child-processes.ts';
 import { measureFeatureCost } from './feature-cost.ts';
-import { EVERYTHING_ON, startSimulator, startTollgate } from './targets.ts';
+import { EVERYTHING_ON, SCENARIOS, startSimulator, startTollgate, type Scenario } from './targets.ts';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const CONNECTIONS = 50;
-const USAGE = 'usage: npm run bench:compare [-- --against REV] [-- --rounds N] [-- --seconds S] [-- --set NAME=VALUE] [-- --set-against NAME=VALUE] [-- --node-flag FLAG] [-- --data-in DIR]';
+const USAGE = 'usage: npm run bench:compare [-- --against REV] [-- --rounds N] [-- --seconds S] [-- --set NAME=VALUE] [-- --set-against NAME=VALUE] [-- --node-flag FLAG] [-- --data-in DIR] [-- --scenario NAME]';
 
 interface Options {
   against: string;
@@ -30,10 +31,11 @@ interface Options {
   setAgainst: Record<string, string>;
   nodeFlags: string[];
   dataIn: string | undefined;
+  scenario: Scenario;
 }
 
 function parseArguments(argv: readonly string[]): Options {
-  const options: Options = { against: 'HEAD', rounds: 8, seconds: 3, set: {}, setAgainst: {}, nodeFlags: [], dataIn: undefined };
+  const options: Options = { against: 'HEAD', rounds: 8, seconds: 3, set: {}, setAgainst: {}, nodeFlags: [], dataIn: undefined, scenario: 'chat' };
   const setting = (text: string | undefined, into: Record<string, string>): void => {
     const match = /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(text ?? '');
     if (!match) throw new Error(`a setting is NAME=VALUE, got "${text ?? ''}"\n${USAGE}`);
@@ -49,6 +51,11 @@ function parseArguments(argv: readonly string[]): Options {
     else if (argument === '--set') setting(value(), options.set);
     else if (argument === '--set-against') setting(value(), options.setAgainst);
     else if (argument === '--data-in') options.dataIn = value();
+    else if (argument === '--scenario') {
+      const name = value() ?? '';
+      if (!(name in SCENARIOS)) throw new Error(`--scenario takes one of ${Object.keys(SCENARIOS).join(', ')}, got "${name}"\n${USAGE}`);
+      options.scenario = name as Scenario;
+    }
     else if (argument === '--node-flag') {
       const flag = value() ?? '';
       if (!flag.startsWith('--')) throw new Error(`--node-flag takes a flag such as --maglev, got "${flag}"\n${USAGE}`);
@@ -103,10 +110,11 @@ async function run(options: Options): Promise<void> {
       CONNECTIONS,
       options.seconds,
       options.rounds,
+      SCENARIOS[options.scenario],
     );
     const settings = (set: Record<string, string>): string => Object.entries(set).map(([name, value]) => ` ${name}=${value}`).join('');
     console.log(`\nworking tree${dirty ? ' (with uncommitted changes to src/)' : ''}${settings(options.set)}${options.nodeFlags.map((flag) => ` ${flag}`).join('')}${options.dataIn ? ` (data in ${options.dataIn})` : ''} against ${options.against} (${against.commit.slice(0, 12)})${settings(options.setAgainst)}:`);
-    console.log(`${cost.rounds} rounds of ${cost.secondsPerRun} s at ${CONNECTIONS} connections, fresh gateways each round, everything on\n`);
+    console.log(`${cost.rounds} rounds of ${cost.secondsPerRun} s at ${CONNECTIONS} connections, fresh gateways each round, everything on, scenario ${options.scenario}\n`);
     console.log('| | working tree | against | difference (median of pairs) |\n|---|---:|---:|---:|');
     console.log(`| req/s | ${cost.on.requestsPerSecond.toFixed(0)} | ${cost.off.requestsPerSecond.toFixed(0)} | ${signed(-cost.lossPercent)} |`);
     console.log(`| CPU a call (µs) | ${cost.on.cpuMicrosecondsPerRequest.toFixed(1)} | ${cost.off.cpuMicrosecondsPerRequest.toFixed(1)} | ${signed(cost.cpuPercent)} |`);

@@ -8,7 +8,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { median } from './percentiles.ts';
 import { measureSaturation, type SaturationResult } from './saturation.ts';
-import type { SimulatorControl, Target } from './targets.ts';
+import type { BenchRequest, SimulatorControl, Target } from './targets.ts';
 
 export interface FeatureCost {
   rounds: number;
@@ -34,6 +34,8 @@ export async function measureFeatureCost(
   connections: number,
   secondsPerRun: number,
   rounds: number,
+  /** What every run sends (the bench's short chat request by default). */
+  request?: BenchRequest,
 ): Promise<FeatureCost> {
   await simulator.configure({ latencyMs: 0, chunkDelayMs: 0 });
   const results: { on: SaturationResult[]; off: SaturationResult[] } = { on: [], off: [] };
@@ -45,11 +47,11 @@ export async function measureFeatureCost(
     const [on, off] = onFirst ? [first, second] : [second, first];
     try {
       // One unmeasured second each: JIT warm-up, connection pools, SQLite's first pages.
-      await measureSaturation(on, connections, 1);
-      await measureSaturation(off, connections, 1);
+      await measureSaturation(on, connections, 1, request);
+      await measureSaturation(off, connections, 1, request);
       for (const target of Math.floor(round / 2) % 2 === 0 ? [on, off] : [off, on]) {
         await sleep(250);
-        (target === on ? results.on : results.off).push(await measureSaturation(target, connections, secondsPerRun));
+        (target === on ? results.on : results.off).push(await measureSaturation(target, connections, secondsPerRun, request));
       }
     } finally {
       await first.stop();

@@ -13,7 +13,7 @@ import { measureProxyFloor, proxyFloorNotes, startBareProxy } from './proxy-floo
 import { measureTarget, type TargetReport } from './measure-target.ts';
 import { measureFeatureCost, type FeatureCost } from './feature-cost.ts';
 import { appendResults, machineLine, renderStepNotes, renderTable } from './results-table.ts';
-import { directTarget, EVERYTHING_ON, LONG_CHAT_BODY, startPortkey, startSimulator, startTollgate, type GatewayFeatures, type SimulatorControl, type Target } from './targets.ts';
+import { directTarget, EVERYTHING_ON, LONG_CHAT_BODY, SCENARIOS, startPortkey, startSimulator, startTollgate, type GatewayFeatures, type SimulatorControl, type Target } from './targets.ts';
 
 const BENCH_DIRECTORY = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(BENCH_DIRECTORY, '..');
@@ -94,7 +94,7 @@ async function measurePaired(simulator: SimulatorControl, plan: BenchPlan): Prom
     targets.push(await startBareProxy(ROOT, simulator));
     if (plan.peer === 'portkey') targets.push(await startPortkey(ROOT, simulator, stopChild));
     const short = await measurePairedSaturation(targets, simulator, plan.saturationConnections, plan.pairedSeconds, plan.pairedRounds);
-    const long = await measurePairedSaturation(targets, simulator, plan.saturationConnections, plan.pairedSeconds, plan.pairedLongRounds, LONG_CHAT_BODY);
+    const long = await measurePairedSaturation(targets, simulator, plan.saturationConnections, plan.pairedSeconds, plan.pairedLongRounds, SCENARIOS['chat-long']);
     return [short, long];
   } finally {
     for (const target of targets) await target.stop();

@@ -10,7 +10,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { median } from './percentiles.ts';
 import { measureSaturation, type SaturationResult } from './saturation.ts';
-import type { SimulatorControl, Target } from './targets.ts';
+import type { BenchRequest, SimulatorControl, Target } from './targets.ts';
 
 export interface PairedSaturation {
   rounds: number;
@@ -28,18 +28,18 @@ export async function measurePairedSaturation(
   connections: number,
   secondsPerRun: number,
   rounds: number,
-  /** The chat request every run sends (the bench's short one by default). */
-  body?: string,
+  /** The request every run sends (the bench's short chat request by default). */
+  request?: BenchRequest,
 ): Promise<PairedSaturation> {
   await simulator.configure({ latencyMs: 0, chunkDelayMs: 0 });
   const runs = new Map<Target['name'], SaturationResult[]>(targets.map((target) => [target.name, []]));
-  for (const target of targets) await measureSaturation(target, connections, WARMUP_SECONDS, body);
+  for (const target of targets) await measureSaturation(target, connections, WARMUP_SECONDS, request);
   for (let round = 0; round < rounds; round++) {
     // Each target takes each place in the order in turn, so none is always measured first or after the same one.
     const order = targets.map((_, index) => targets[(index + round) % targets.length]!);
     for (const target of order) {
       await sleep(250);
-      const result = await measureSaturation(target, connections, secondsPerRun, body);
+      const result = await measureSaturation(target, connections, secondsPerRun, request);
       if (result.non2xx + result.errors > 0) throw new Error(`paired saturation: ${target.name} answered ${result.non2xx} non-2xx and ${result.errors} failed`);
       runs.get(target.name)!.push(result);
     }

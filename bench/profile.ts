@@ -1,4 +1,4 @@
-// `npm run bench:profile [-- --scenario chat|chat-long|chat-stream|messages|messages-stream|all] [-- --seconds N] [-- --request-log off]` (issue 16): runs the
+// `npm run bench:profile [-- --scenario chat|chat-long|chat-stream|chat-stream-long|messages|messages-long|messages-stream|messages-stream-long|all] [-- --seconds N] [-- --request-log off]` (issue 16): runs the
 // gateway as `npm start` does under `--cpu-prof`, loads one scenario with autocannon (50 connections), and says where each
 // request's CPU microseconds go: self time per area (Tollgate's own folders through the bundle's source map, each npm
 // package, Node's internals, the garbage collector, native syscalls) and the top functions, as µs per request. The raw
@@ -11,18 +11,10 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { installExitHandlers, stopChild, stopEverything } from './child-processes.ts';
 import { cpuMicroseconds } from './process-stats.ts';
-import { CHAT_BODY, CHAT_PATH, EVERYTHING_ON, LONG_CHAT_BODY, MESSAGES_BODY, MESSAGES_PATH, MESSAGES_STREAM_BODY, STREAM_BODY, startSimulator, startTollgate } from './targets.ts';
+import { EVERYTHING_ON, SCENARIOS, startSimulator, startTollgate, type Scenario } from './targets.ts';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const PROFILES = join(ROOT, 'bench', 'profiles');
-const SCENARIOS = {
-  chat: { path: CHAT_PATH, body: CHAT_BODY },
-  'chat-long': { path: CHAT_PATH, body: LONG_CHAT_BODY },
-  'chat-stream': { path: CHAT_PATH, body: STREAM_BODY },
-  messages: { path: MESSAGES_PATH, body: MESSAGES_BODY },
-  'messages-stream': { path: MESSAGES_PATH, body: MESSAGES_STREAM_BODY },
-} as const;
-type Scenario = keyof typeof SCENARIOS;
 
 interface ProfileNode {
   id: number;

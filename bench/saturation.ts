@@ -2,7 +2,7 @@
 
 import autocannon from 'autocannon';
 import { cpuMicroseconds } from './process-stats.ts';
-import { CHAT_BODY, CHAT_PATH, type Target } from './targets.ts';
+import { SCENARIOS, type BenchRequest, type Target } from './targets.ts';
 
 export interface SaturationResult {
   requestsPerSecond: number;
@@ -17,14 +17,14 @@ export interface SaturationResult {
   cpuMicrosecondsPerRequest: number;
 }
 
-/** `body`: the chat request sent (the bench's short one by default). */
-export async function measureSaturation(target: Target, connections: number, seconds: number, body: string = CHAT_BODY): Promise<SaturationResult> {
+/** `request`: what is sent (the bench's short chat request by default). */
+export async function measureSaturation(target: Target, connections: number, seconds: number, request: BenchRequest = SCENARIOS.chat): Promise<SaturationResult> {
   const cpuBefore = cpuMicroseconds(target.pid);
   const result = await autocannon({
-    url: `${target.origin}${CHAT_PATH}`,
+    url: `${target.origin}${request.path}`,
     method: 'POST',
     headers: target.headers,
-    body,
+    body: request.body,
     connections,
     duration: seconds,
     timeout: 10,

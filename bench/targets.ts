@@ -25,6 +25,27 @@ export const MESSAGES_PATH = '/v1/messages';
 export const MESSAGES_BODY = JSON.stringify({ model: 'claude-sonnet-4-6', max_tokens: 64, messages: [{ role: 'user', content: 'Say hello in five words.' }] });
 export const MESSAGES_STREAM_BODY = JSON.stringify({ model: 'claude-sonnet-4-6', max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'Say hello in five words.' }] });
 
+/** A request the bench sends: the path and the body. */
+export interface BenchRequest {
+  path: string;
+  body: string;
+}
+
+const longer = (body: string): string => JSON.stringify({ ...(JSON.parse(body) as object), messages: (JSON.parse(LONG_CHAT_BODY) as { messages: unknown }).messages });
+
+/** The requests bench:profile and bench:compare can send (`--scenario`); the `-long` ones carry LONG_CHAT_BODY's 50 turns. */
+export const SCENARIOS = {
+  chat: { path: CHAT_PATH, body: CHAT_BODY },
+  'chat-long': { path: CHAT_PATH, body: LONG_CHAT_BODY },
+  'chat-stream': { path: CHAT_PATH, body: STREAM_BODY },
+  'chat-stream-long': { path: CHAT_PATH, body: longer(STREAM_BODY) },
+  messages: { path: MESSAGES_PATH, body: MESSAGES_BODY },
+  'messages-long': { path: MESSAGES_PATH, body: longer(MESSAGES_BODY) },
+  'messages-stream': { path: MESSAGES_PATH, body: MESSAGES_STREAM_BODY },
+  'messages-stream-long': { path: MESSAGES_PATH, body: longer(MESSAGES_STREAM_BODY) },
+} as const satisfies Record<string, BenchRequest>;
+export type Scenario = keyof typeof SCENARIOS;
+
 /** Something requests are sent to, and the process whose CPU and memory count for it. */
 export interface Target {
   /** `tollgate` with every feature on; `tollgate (… off)` otherwise. */
