@@ -1,5 +1,4 @@
-import type { IncomingHttpHeaders } from 'node:http';
-import { Agent, errors, type Dispatcher, type FormData } from 'undici';
+import { Agent, errors, util, type Dispatcher, type FormData } from 'undici';
 import { UpstreamError } from './upstream-error.ts';
 
 /**
@@ -133,16 +132,24 @@ export function parseJsonBody<T>(text: string): T {
   }
 }
 
+/** A response's header fields, as undici's `parseHeaders` makes them (lower-case names, repeated fields as arrays). */
+type ResponseHeaders = Record<string, string | string[] | undefined>;
+
 /**
- * What both of the client's handlers share: the call's promise (`resolve` with its answer, `reject`), the call's
- * controller, the caller's abort signal wired to it (aborted before the call is sent, it is never sent), and the answer's
- * head.
+ * What both of the client's handlers share: the call's promise (`resolve` with its answer, `reject`), the call's abort,
+ * the caller's abort signal wired to it (aborted before the call is sent, it is never sent), and the answer's head.
+ *
+ * The handlers implement the interface undici 7's core calls (onConnect, onHeaders, onData, onComplete, onError). A
+ * handler of its newer interface (onRequestStart, onResponseStart, …) is wrapped per call in an UnwrapHandler that turns
+ * the core's calls into the newer ones, and its controller keeps the raw header buffers (views of the socket's chunk) for
+ * as long as the response lasts: on a held stream, ~2.5 KB of a gateway's ~28 KB (issue 16).
  */
 abstract class CallHandler<Answer> implements Dispatcher.DispatchHandler {
   protected status = 0;
-  protected headers: IncomingHttpHeaders = {};
-  protected controller: Dispatcher.DispatchController | undefined;
-  private readonly onAbort = (): void => this.controller?.abort(this.signal?.reason);
+  protected headers: ResponseHeaders = {};
+  /** Aborts the call (undici's `onConnect` argument); undefined until the call has a connection. */
+  protected abortCall: ((error?: Error) => void) | undefined;
+  private readonly onAbort = (): void => this.abortCall?.(this.signal?.reason as Error);
 
   constructor(
     protected readonly resolve: (answer: Answer) => void,
@@ -151,17 +158,19 @@ abstract class CallHandler<Answer> implements Dispatcher.DispatchHandler {
     private readonly onHead: () => void,
   ) {}
 
-  onRequestStart(controller: Dispatcher.DispatchController): void {
-    this.controller = controller;
+  onConnect(abort: (error?: Error) => void): void {
+    this.abortCall = abort;
     if (!this.signal) return;
-    if (this.signal.aborted) controller.abort(this.signal.reason);
+    if (this.signal.aborted) abort(this.signal.reason as Error);
     else this.signal.addEventListener('abort', this.onAbort, { once: true });
   }
 
-  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
+  /** The head: kept as parsed fields, not the raw buffers. Returns whether undici should go on reading. */
+  onHeaders(statusCode: number, rawHeaders: Buffer[], _resume: () => void, _statusText: string): boolean {
     this.status = statusCode;
-    this.headers = headers;
+    this.headers = util.parseHeaders(rawHeaders) as ResponseHeaders;
     this.onHead();
+    return true;
   }
 
   /** The call is over (ended, failed or dropped): the caller's signal has nothing left to abort. */
@@ -179,11 +188,12 @@ const textOf = (chunks: readonly Buffer[]): string => (chunks.length === 1 ? chu
 class TextHandler extends CallHandler<UpstreamText> {
   private readonly chunks: Buffer[] = [];
 
-  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+  onData(chunk: Buffer): boolean {
     this.chunks.push(chunk);
+    return true;
   }
 
-  onResponseEnd(): void {
+  onComplete(): void {
     this.settled();
     const { status, headers } = this;
     const text = textOf(this.chunks);
@@ -194,7 +204,7 @@ class TextHandler extends CallHandler<UpstreamText> {
     this.reject(answeredError(status, text, headers));
   }
 
-  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+  onError(error: Error): void {
     this.settled();
     this.reject(transportError(error));
   }
@@ -231,35 +241,38 @@ class BodyHandler extends CallHandler<UpstreamResponse> implements UpstreamBody,
   private iterated = false;
   private failure: unknown;
   private waiting: { resolve: (result: IteratorResult<Buffer>) => void; reject: (error: unknown) => void } | undefined;
+  /** Makes undici read on after `onData` answered false (the connection paused for backpressure). */
+  private resumeCall: (() => void) | undefined;
 
-  override onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
-    super.onResponseStart(controller, statusCode, headers);
-    if (statusCode < 200 || statusCode >= 300) return;
+  override onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void, statusText: string): boolean {
+    super.onHeaders(statusCode, rawHeaders, resume, statusText);
+    if (statusCode < 200 || statusCode >= 300) return true;
+    this.resumeCall = resume;
     this.state = BodyState.Reading;
-    this.resolve({ status: statusCode, headers, body: this });
+    this.resolve({ status: statusCode, headers: this.headers, body: this });
+    return true;
   }
 
-  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+  /** Returns false to pause the connection while more than HIGH_WATER_BYTES wait for the reader. */
+  onData(chunk: Buffer): boolean {
     if (this.state === BodyState.Head) {
       this.queue.push(chunk); // a non-2xx answer's text
-      return;
+      return true;
     }
-    if (this.state !== BodyState.Reading) return;
+    if (this.state !== BodyState.Reading) return true;
     const waiting = this.waiting;
     if (waiting) {
       this.waiting = undefined;
       waiting.resolve({ done: false, value: chunk });
-      return;
+      return true;
     }
     this.queue.push(chunk);
     this.queuedBytes += chunk.length;
-    if (!this.paused && this.queuedBytes > HIGH_WATER_BYTES) {
-      this.paused = true;
-      controller.pause();
-    }
+    if (this.queuedBytes > HIGH_WATER_BYTES) this.paused = true;
+    return !this.paused;
   }
 
-  onResponseEnd(): void {
+  onComplete(): void {
     this.settled();
     if (this.state === BodyState.Head) {
       this.reject(answeredError(this.status, textOf(this.queue), this.headers));
@@ -272,7 +285,7 @@ class BodyHandler extends CallHandler<UpstreamResponse> implements UpstreamBody,
     waiting?.resolve(DONE);
   }
 
-  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+  onError(error: Error): void {
     this.settled();
     if (this.state === BodyState.Head) {
       // No head yet: the call failed. A non-2xx answer whose text broke off: the status says enough.
@@ -300,7 +313,7 @@ class BodyHandler extends CallHandler<UpstreamResponse> implements UpstreamBody,
     const waiting = this.waiting;
     this.waiting = undefined;
     waiting?.resolve(DONE);
-    this.controller?.abort(BODY_DESTROYED);
+    this.abortCall?.(BODY_DESTROYED);
   }
 
   [Symbol.asyncIterator](): AsyncIterableIterator<Buffer> {
@@ -315,7 +328,7 @@ class BodyHandler extends CallHandler<UpstreamResponse> implements UpstreamBody,
       this.queuedBytes -= chunk.length;
       if (this.paused && this.queuedBytes <= HIGH_WATER_BYTES / 2) {
         this.paused = false;
-        this.controller?.resume();
+        this.resumeCall?.();
       }
       return Promise.resolve({ done: false, value: chunk });
     }
