@@ -355,3 +355,68 @@ describe('Messages: the client’s own bytes go to the vendor when SPEC 4.2’s 
     assert.equal((JSON.parse(twice.upstream) as { tools: Array<{ type: string }> }).tools[0]!.type, 'custom');
   });
 });
+
+describe('Responses: the client’s own bytes go to an OpenAI-format vendor when they need no change', () => {
+  let gateway: TestGateway;
+  let vendor: Awaited<ReturnType<typeof handWrittenVendor>>;
+  const usage = { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 };
+  const response = (id: string): Record<string, unknown> => ({
+    id,
+    object: 'response',
+    created_at: 1_700_000_000,
+    status: 'completed',
+    model: 'gpt-4o-mini',
+    output: [{ type: 'message', id: 'msg_hand', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'hi', annotations: [] }] }],
+    usage,
+  });
+  let next = 0;
+
+  before(async () => {
+    vendor = await handWrittenVendor((_path, text) => {
+      const answer = response(`resp_hand${++next}`);
+      if (!isStream(text)) return JSON.stringify(answer);
+      const event = (type: string, data: Record<string, unknown>): string => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+      return { type: 'text/event-stream', body: event('response.created', { response: { ...answer, status: 'in_progress', output: [], usage: null } }) + event('response.completed', { response: answer }) };
+    });
+    gateway = await startTestGateway();
+    // `same-model` is known to the vendor by its own id; `hand-model` by another (gpt-4o-mini).
+    await putPool(gateway, 'hand', [{ id: 'only', simulator: { url: vendor.url } as Simulator }], { id: 'hand-model' });
+    const put = await gateway.admin('PUT', '/models/same-model', { kind: 'chat', provider: 'hand', upstreamModel: 'same-model', cost_context: '0.0010', cost_completion: '0.0020' });
+    assert.equal(put.status, 200, JSON.stringify(put.body));
+  });
+  after(async () => {
+    await gateway.close();
+    await vendor.close();
+  });
+
+  async function send(text: string): Promise<{ status: number; answer: string; upstream: string }> {
+    const { key } = await gateway.fundedKey();
+    const before = vendor.received.length;
+    const answered = await fetch(`${gateway.url}/v1/responses`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: text });
+    const answer = await answered.text();
+    return { status: answered.status, answer, upstream: vendor.received.slice(before).map((entry) => entry.text).join('\n') };
+  }
+
+  test('a body the gateway would send the same is sent byte for byte, stream and not', async () => {
+    for (const text of [
+      '{ "model":"same-model", "input": [ {"role":"user","content":"caf\\u00e9"} ], "store": false, "temperature": 0.50 }',
+      '{"model":"same-model","stream":true,"input":"hello","metadata":{"a":"b"}}',
+    ]) {
+      const { status, answer, upstream } = await send(text);
+      assert.equal(status, 200, answer);
+      assert.equal(upstream, text);
+    }
+  });
+
+  test('the gateway’s own field, another upstream id and a key written twice are never sent as written', async () => {
+    const wallet = await send('{"model":"same-model","input":"x","useWalletBalance":false}');
+    assert.equal(wallet.status, 200, wallet.answer);
+    assert.equal('useWalletBalance' in (JSON.parse(wallet.upstream) as object), false);
+    const renamed = await send('{"model":"hand-model","input":"x"}');
+    assert.equal(renamed.status, 200, renamed.answer);
+    assert.equal((JSON.parse(renamed.upstream) as { model: string }).model, 'gpt-4o-mini');
+    const twice = await send('{"model":"same-model","input":[{"role":"system","content":"x","role":"user"}]}');
+    assert.equal(twice.status, 200, twice.answer);
+    assert.equal(twice.upstream.match(/"role"/g)?.length, 1, twice.upstream);
+  });
+});

@@ -7,6 +7,7 @@ import { outputItemsFromChat, incompleteReason, renderResponse, responseUsage, t
 import { inputItems, responsesToChat } from '../../dialects/openai/responses-to-chat.ts';
 import { unixSeconds } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
+import { bytesIfSameKeys, type ClientBody } from '../../lib/json-depth.ts';
 import { estimateTokens } from '../../lib/token-estimate.ts';
 import type { UpstreamResponse } from '../../providers/http-client.ts';
 import type { OpenAiResponses } from '../../providers/openai/openai-responses.ts';
@@ -56,7 +57,8 @@ export interface PassthroughCall {
   call: ModelCall;
   request: ResponsesRequest;
   client: OpenAiResponses;
-  body: string;
+  /** What is sent: the request with the vendor's model id, serialised, or the client's own bytes when they say the same. */
+  body: string | Buffer;
   /** The channel a follow-up (`previous_response_id`) must use; null: any. */
   channel: string | null;
 }
@@ -81,7 +83,8 @@ export class ResponsesService {
 
   constructor(private readonly dependencies: ResponsesDependencies) {}
 
-  async prepare(caller: Caller, request: ResponsesRequest, useWalletBalance: boolean): Promise<PreparedResponse> {
+  /** `clientBody`: the request as the client sent it, sent on as it is to an OpenAI-format vendor that knows the model by its id. */
+  async prepare(caller: Caller, request: ResponsesRequest, useWalletBalance: boolean, clientBody?: ClientBody): Promise<PreparedResponse> {
     const call = await prepareModelCall(this.dependencies, caller, { model: request.model, endpoint: 'responses', kinds: CHAT_KINDS, useWalletBalance });
     const previous = request.previous_response_id ? await this.owned(caller, request.previous_response_id, 'previous_response_id') : undefined;
     if (previous) this.continueWith(call, previous);
@@ -90,7 +93,7 @@ export class ResponsesService {
       throw invalidParam('previous_response_id', `was made by a model this one cannot continue ('${previous.model}'); use a model of the same vendor`);
     }
     // The stored response lives in the vendor account of the channel that made it: the follow-up goes there.
-    if (!translated) return this.passthrough(call, request, previous?.channel ?? null);
+    if (!translated) return this.passthrough(call, request, previous?.channel ?? null, clientBody);
     return this.translated(call, request, previous ? await this.history(previous) : []);
   }
 
@@ -106,10 +109,15 @@ export class ResponsesService {
     call.provider = this.dependencies.providers.get(model.provider);
   }
 
-  /** The call's served model (OpenAI format) bound for pass-through; `channel` pins a follow-up. */
-  private passthrough(call: ModelCall, request: ResponsesRequest, channel: string | null): PassthroughCall {
+  /**
+   * The call's served model (OpenAI format) bound for pass-through; `channel` pins a follow-up. The client's bytes go as
+   * they came when the vendor knows the model by the id they name and they hold exactly the request's keys (nothing
+   * dropped — the gateway's own useWalletBalance, say — and no key written twice: `bytesIfSameKeys`).
+   */
+  private passthrough(call: ModelCall, request: ResponsesRequest, channel: string | null, clientBody?: ClientBody): PassthroughCall {
     const served = call.resolution.served;
-    const body = JSON.stringify({ ...request, model: served.upstreamModel });
+    const bytes = served.upstreamModel === request.model ? bytesIfSameKeys(clientBody, request) : undefined;
+    const body = bytes ?? JSON.stringify({ ...request, model: served.upstreamModel });
     return { mode: 'passthrough', call, request, client: this.dependencies.providers.responses(served.provider), body, channel };
   }
 

@@ -5,6 +5,7 @@ import { parseOrThrow } from '../../dialects/validation.ts';
 import type { PreparedResponse, ResponsesService } from '../../features/responses/responses-service.ts';
 import { sseFrame } from '../../lib/sse-writer.ts';
 import { callerOf, clientAbort, walletFromQuery } from '../caller.ts';
+import { takeClientBody } from '../context.ts';
 import { sendEventStream } from '../event-stream.ts';
 
 /** A failure after the stream began, as the Responses API's `error` event. */
@@ -21,9 +22,10 @@ function skippedToolsHeader(reply: FastifyReply, prepared: PreparedResponse): vo
 
 /** POST /v1/responses (stream and not) and GET /v1/responses/:id (OpenAI's Responses API; DESIGN §12). */
 export function registerResponsesRoutes(app: FastifyInstance, responses: ResponsesService): void {
-  app.post('/v1/responses', { config: { name: 'responses', upstreamPassthrough: true, doc: { summary: 'Create a model response (OpenAI Responses API; Claude models translated)', body: responsesRequestSchema, stream: true } } }, async (request, reply) => {
+  app.post('/v1/responses', { config: { name: 'responses', upstreamPassthrough: true, keepsBodyBytes: true, doc: { summary: 'Create a model response (OpenAI Responses API; Claude models translated)', body: responsesRequestSchema, stream: true } } }, async (request, reply) => {
+    const clientBody = takeClientBody(request);
     const { request: body, useWalletBalance } = toResponsesRequest(parseOrThrow(responsesRequestSchema, request.body));
-    const prepared = await responses.prepare(callerOf(request), body, useWalletBalance || walletFromQuery(request));
+    const prepared = await responses.prepare(callerOf(request), body, useWalletBalance || walletFromQuery(request), clientBody);
     reply.headers(prepared.call.resolution.headers);
     skippedToolsHeader(reply, prepared);
     // A non-stream call runs to its end even if the client leaves: the vendor bills it, so it is charged (no abort wiring).

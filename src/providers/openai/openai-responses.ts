@@ -14,7 +14,7 @@ export class OpenAiResponses {
   ) {}
 
   /** `channel` pins a follow-up (`previous_response_id`) to the channel that made the stored response. */
-  create(body: string, options: { requestId: string; stream: boolean; signal?: AbortSignal | undefined; route: UpstreamRoute; channel?: string | null }): Promise<UpstreamResponse> {
+  create(body: string | Buffer, options: { requestId: string; stream: boolean; signal?: AbortSignal | undefined; route: UpstreamRoute; channel?: string | null }): Promise<UpstreamResponse> {
     const target = (endpoint: { baseUrl: string; apiKey: string | null }) => {
       const headers = openAiHeaders(endpoint, options.requestId);
       if (options.stream) headers.accept = 'text/event-stream';
