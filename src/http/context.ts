@@ -56,7 +56,7 @@ declare module 'fastify' {
     settings: RouteConfig | undefined;
     /**
      * A JSON body's bytes as they came, on routes with `keepsBodyBytes` (app.ts's parser): sent on unchanged where nothing in
-     * it needs changing. The handler takes them (`takeBodyBytes`), so a long stream does not hold them.
+     * it needs changing. The handler takes them (`takeClientBody`), so a long stream does not hold them.
      */
     bodyBytes: Buffer | undefined;
     /** Keys the JSON body's text wrote, at every depth, a key written twice counted twice (lib/json-depth.ts `jsonShape`). */
