@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { bytesIfSameKeys, jsonDepthExceeds, jsonShape, keyCount, withMemberFirst } from './json-depth.ts';
+import { bytesIfSameKeys, jsonShape, keyCount, withMemberFirst } from './json-depth.ts';
+
+const jsonDepthExceeds = (text: string, limit: number): boolean => jsonShape(text, limit).tooDeep;
 
 test('counts nesting of arrays and objects, not brackets inside strings', () => {
   assert.equal(jsonDepthExceeds('{"a":[{"b":[1]}]}', 4), false);

@@ -1,9 +1,4 @@
-import { stringEnd } from './json-scan.ts';
-
-const QUOTE = 0x22;
-const OPEN_BRACE = 0x7b;
-const OPEN_BRACKET = 0x5b;
-const COLON = 0x3a;
+import { CLOSE_BRACE, CLOSE_BRACKET, OPEN_BRACE, OPEN_BRACKET, QUOTE, stringEnd, valueStart } from './json-scan.ts';
 
 /** What `jsonShape` reads off JSON text without parsing it. */
 export interface JsonShape {
@@ -15,8 +10,6 @@ export interface JsonShape {
    */
   keys: number;
 }
-
-const isJsonSpace = (code: number): boolean => code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09;
 
 /**
  * The nesting and the keys of JSON text, counted without parsing. Deeply nested input is refused before it is parsed
@@ -36,13 +29,11 @@ export function jsonShape(text: string, limit: number): JsonShape {
       const end = stringEnd(text, index + 1);
       // An unterminated string: no more structure follows (JSON.parse refuses the text next).
       if (end === -1) break;
-      let next = end + 1;
-      while (isJsonSpace(text.charCodeAt(next))) next++;
-      if (text.charCodeAt(next) === COLON) keys++;
+      if (valueStart(text, end + 1) !== -1) keys++;
       index = end;
     } else if (code === OPEN_BRACKET || code === OPEN_BRACE) {
       if (++depth > limit) return { tooDeep: true, keys };
-    } else if (code === 0x5d || code === 0x7d) {
+    } else if (code === CLOSE_BRACKET || code === CLOSE_BRACE) {
       depth--;
     }
   }
@@ -80,8 +71,6 @@ export function bytesIfSameKeys(body: ClientBody | undefined, value: unknown): B
   return body !== undefined && keyCount(value) === body.keys ? body.bytes : undefined;
 }
 
-/** Whether JSON text nests arrays and objects deeper than `limit` (`jsonShape`). */
-export const jsonDepthExceeds = (text: string, limit: number): boolean => jsonShape(text, limit).tooDeep;
 
 /**
  * JSON text of an object with a member put first: `member` is `"name":value`, and the object must have another member

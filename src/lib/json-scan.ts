@@ -5,8 +5,8 @@ const BACKSLASH = 92;
 const COLON = 58;
 export const OPEN_BRACE = 123;
 export const CLOSE_BRACE = 125;
-const OPEN_BRACKET = 91;
-const CLOSE_BRACKET = 93;
+export const OPEN_BRACKET = 91;
+export const CLOSE_BRACKET = 93;
 const COMMA = 44;
 
 /** Where the value after a key (ending at `from`) starts: past blanks, `:` and blanks; -1 when no `:` follows. */
