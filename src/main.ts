@@ -16,7 +16,7 @@ export async function serve(): Promise<void> {
   const app = await buildApp(runtime.dependencies);
   await firstStart(app.services, runtime.dependencies);
   await reservation.release();
-  const address = await app.server.listen({ host: config.host, port: config.port });
+  const address = await app.server.listen({ host: config.host, port: config.port, backlog: config.listenBacklog });
   if (!config.publicUrl) app.services.publicUrl.base = address;
   app.services.runner.start();
   const stopCollector = startIdleCollector(app.services.activity);

@@ -26,6 +26,7 @@ const DATABASE_URL_PATTERN = /^(sqlite:.+|postgres(ql)?:\/\/.+)$/;
 const environmentSchema = z.object({
   HOST: z.string().default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  TOLLGATE_LISTEN_BACKLOG: z.coerce.number().int().min(1).max(65535).default(4096),
   DATA_DIR: z.string().default('./data'),
   DATABASE_URL: z
     .string()
@@ -83,6 +84,12 @@ export type SignupMode = 'closed' | 'invite' | 'open';
 export interface Config {
   host: string;
   port: number;
+  /**
+   * Connections the kernel may hold, handshake done, until the event loop accepts them (listen(2)'s backlog; Linux caps it
+   * at net.core.somaxconn). Node's default, 511, overflows when a burst of new connections meets a busy loop: the kernel
+   * drops the overflow's handshakes and each of those clients waits a second for its retry.
+   */
+  listenBacklog: number;
   dataDir: string;
   /** `sqlite:<path>`, `sqlite::memory:` or `postgres://…` / `postgresql://…` (checked by loadConfig: nothing else passes). */
   databaseUrl: string;
@@ -181,6 +188,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Readon
   return Object.freeze({
     host: env.HOST,
     port: env.PORT,
+    listenBacklog: env.TOLLGATE_LISTEN_BACKLOG,
     dataDir: env.DATA_DIR,
     databaseUrl: env.DATABASE_URL ?? `sqlite:${env.DATA_DIR}/tollgate.db`,
     redisUrl: env.REDIS_URL,
