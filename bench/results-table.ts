@@ -100,6 +100,13 @@ export function renderStepNotes(reports: readonly TargetReport[]): string[] {
     if (failedStreams) {
       notes.push(`${report.name}: ${failedStreams.streams} streams at once failed (errors ${failedStreams.errors}, incomplete ${failedStreams.incomplete}, ${failedStreams.peakOpen} open together)`);
     }
+    // A step's RSS is read as "while N streams are held": say so when fewer than N were ever open at one moment (the
+    // target started the last of them after the first had ended), or the figure names more streams than it measured.
+    for (const step of report.streams.steps) {
+      if (step.passed && step.peakOpen < step.streams) {
+        notes.push(`${report.name}: of the ${step.streams} streams fired at once, at most ${step.peakOpen} were open at the same moment; its RSS figure is for those`);
+      }
+    }
   }
   return notes;
 }
