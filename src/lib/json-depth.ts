@@ -71,7 +71,6 @@ export function bytesIfSameKeys(body: ClientBody | undefined, value: unknown): B
   return body !== undefined && keyCount(value) === body.keys ? body.bytes : undefined;
 }
 
-
 /**
  * JSON text of an object with a member put first: `member` is `"name":value`, and the object must have another member
  * (it is followed by a comma) and not name `name` itself. One copy of the bytes, no parse.
