@@ -12,13 +12,24 @@ import { isAlive, loadAt, microsOf, spawnGateway, untilServed, type Answer, type
 
 const RATE = 200;
 
-function ledgerOf(dataDir: string, userId: string): { balance: bigint; sum: bigint; charges: Set<string>; rows: number } {
+/**
+ * The user's balance and ledger as the database file holds them; `keySpent` is what its keys spent as the key-spend days
+ * say (key_spend_daily, written in the ledger's transaction), `keyCharged` the same from the ledger's own entries.
+ */
+function ledgerOf(dataDir: string, userId: string): { balance: bigint; sum: bigint; charges: Set<string>; rows: number; keySpent: bigint; keyCharged: bigint } {
   const database = new Database(`${dataDir}/tollgate.db`, { readonly: true });
   try {
     const user = database.prepare('select cast(balance_nano as text) as balance from users where id = ?').get(userId) as { balance: string };
-    const rows = database.prepare("select request_id, cast(amount_nano as text) as amount, kind from ledger where account_type = 'user' and account_id = ?").all(userId) as Array<{ request_id: string | null; amount: string; kind: string }>;
+    const rows = database.prepare("select request_id, key_id, cast(amount_nano as text) as amount, kind from ledger where account_type = 'user' and account_id = ?").all(userId) as Array<{
+      request_id: string | null;
+      key_id: string | null;
+      amount: string;
+      kind: string;
+    }>;
     const charges = new Set(rows.filter((row) => row.kind === 'charge' && row.request_id).map((row) => row.request_id!));
-    return { balance: BigInt(user.balance), sum: rows.reduce((sum, row) => sum + BigInt(row.amount), 0n), charges, rows: rows.filter((row) => row.kind === 'charge').length };
+    const keyCharged = -rows.filter((row) => row.key_id !== null && (row.kind === 'charge' || row.kind === 'refund')).reduce((sum, row) => sum + BigInt(row.amount), 0n);
+    const days = database.prepare('select cast(coalesce(sum(spent_nano), 0) as text) as spent from key_spend_daily where key_id in (select id from api_keys where user_id = ?)').get(userId) as { spent: string };
+    return { balance: BigInt(user.balance), sum: rows.reduce((sum, row) => sum + BigInt(row.amount), 0n), charges, rows: rows.filter((row) => row.kind === 'charge').length, keySpent: BigInt(days.spent), keyCharged };
   } finally {
     database.close();
   }
@@ -64,6 +75,8 @@ describe('stopping `npm start` under load (SQLite)', () => {
     assert.equal(lost.length, 0, 'no answered charge is lost on SIGTERM');
     assert.equal(facts.rows, served.length, 'and none is added');
     assert.equal(facts.balance, facts.sum, 'balance = Σ ledger');
+    assert.ok(facts.keyCharged > 0n);
+    assert.equal(facts.keySpent, facts.keyCharged, "the key's spend days = Σ of its ledger charges");
     const spent = served.reduce((sum, answer) => sum + microsOf(answer.cost), 0n);
     assert.equal(facts.balance / 1_000n, microsOf('100.00') - spent);
   });
@@ -85,6 +98,7 @@ describe('stopping `npm start` under load (SQLite)', () => {
     // (timers fire late). With a 50 ms window this read 7 on a quiet box and 12 with other test runs beside it.
     assert.ok(lost <= 20, `lost ${lost} answered charges, more than the batch window explains`);
     assert.equal(facts.balance, facts.sum, 'balance = Σ ledger after the kill');
+    assert.equal(facts.keySpent, facts.keyCharged, "the key's spend days = Σ of its ledger charges after the kill");
     assert.ok(facts.rows <= served.length, 'no charge was written twice or for an unanswered call');
 
     const second = await spawnGateway({ command: 'npm-start', env: env(), dataDir: first.dataDir, adminToken: first.adminToken });
@@ -103,5 +117,6 @@ describe('stopping `npm start` under load (SQLite)', () => {
     const afterRestart = ledgerOf(first.dataDir, userId);
     assert.equal(afterRestart.rows, facts.rows + 1, 'the restarted gateway charged its call once');
     assert.equal(afterRestart.balance, afterRestart.sum);
+    assert.equal(afterRestart.keySpent, afterRestart.keyCharged);
   });
 });

@@ -1,6 +1,7 @@
 import { PostgresAdapter, sql, type Kysely, type Selectable, type Transaction, type Updateable } from 'kysely';
 import type { LimitedKey, LimitedKeys } from '../features/mail/key-limit-alerts.ts';
 import type { ApiKey, KeyChanges, KeyQuery, KeyRecord, KeysRepository } from '../features/keys/keys.ts';
+import { utcDayStart } from '../features/keys/spend-periods.ts';
 import { moneyTextOrNull } from './money-sql.ts';
 import type { ApiKeysTable, Database } from './schema.ts';
 
@@ -131,16 +132,19 @@ export class SqlKeysRepository implements KeysRepository, LimitedKeys {
     await this.db.updateTable('api_keys').set({ last_used_at: at }).where('id', 'in', [...ids]).execute();
   }
 
+  /**
+   * Σ of the key's days from `since` in key_spend_daily, which the ledger write keeps: at most a period's days are read,
+   * however many entries the key made in them. `since` is a UTC midnight (every period starts at one), or 0.
+   */
   async spentSince(keyId: string, since: number, transaction?: unknown): Promise<bigint> {
+    if (since !== utcDayStart(since)) throw new RangeError(`spend is kept by UTC day: ${since} is not a UTC midnight`);
     const row = await ((transaction as Transaction<Database> | undefined) ?? this.db)
-      .selectFrom('ledger')
-      .select(sql<string | null>`cast(sum(amount_nano) as text)`.as('total'))
+      .selectFrom('key_spend_daily')
+      .select(sql<string | null>`cast(sum(spent_nano) as text)`.as('total'))
       .where('key_id', '=', keyId)
-      .where('created_at', '>=', since)
-      .where('kind', 'in', ['charge', 'refund'])
+      .where('day', '>=', since)
       .executeTakeFirst();
-    // Charges are negative entries: spending is their negation.
-    return -BigInt(row?.total ?? '0');
+    return BigInt(row?.total ?? '0');
   }
 
   /**

@@ -2,6 +2,7 @@ import type SqliteDatabase from 'better-sqlite3';
 import { PostgresAdapter, sql, type Kysely, type Transaction } from 'kysely';
 import type { AccountRef } from '../features/accounts/accounts.ts';
 import type { AppendResult, BalanceMove, InsertedEntry, LeaseUse, LedgerEntry, LedgerPosition, LedgerRepository, LedgerWatcher } from '../features/billing/ledger.ts';
+import { utcDayStart } from '../features/keys/spend-periods.ts';
 import type { Money } from '../lib/money.ts';
 import { moneyText, moneyTextOrNull } from './money-sql.ts';
 import type { Database } from './schema.ts';
@@ -31,6 +32,10 @@ function pushLedgerValues(values: unknown[], entry: LedgerEntry): void {
   values.push(entry.id, entry.account.type, entry.account.id, entry.amount, entry.kind, entry.requestId, entry.model, entry.description, entry.createdAt, entry.keyId ?? null);
 }
 
+/** A key's spend of one UTC day moved by a batch's entries (migration 0030): the row made, or added to. */
+const KEY_SPEND_UPSERT =
+  'insert into key_spend_daily (key_id, day, spent_nano) values (?, ?, ?) on conflict (key_id, day) do update set spent_nano = key_spend_daily.spent_nano + excluded.spent_nano';
+
 /** What a balance update returns: the new balance and the account's alert and recharge thresholds, as decimal text. */
 interface MovedBalance {
   balance: string;
@@ -47,6 +52,7 @@ interface MovedBalance {
 class SqliteLedgerUpdates {
   private readonly balances: Record<'users' | 'orgs', SqliteDatabase.Statement>;
   private readonly lease: SqliteDatabase.Statement;
+  private readonly keySpend: SqliteDatabase.Statement;
 
   constructor(sqlite: SqliteDatabase.Database) {
     const balance = (table: 'users' | 'orgs'): SqliteDatabase.Statement =>
@@ -59,6 +65,12 @@ class SqliteLedgerUpdates {
       'update balance_leases set amount_nano = max(amount_nano + ?, 0), expires_at = ? where account_type = ? and account_id = ? and node = ? ' +
         'returning cast(amount_nano as text) as amount',
     );
+    this.keySpend = sqlite.prepare(KEY_SPEND_UPSERT);
+  }
+
+  /** Adds `spent` to what the key spent on `day` (key_spend_daily). */
+  addKeySpend(keyId: string, day: number, spent: Money): void {
+    this.keySpend.run(keyId, day, spent);
   }
 
   /** Adds `delta` to the account's balance; undefined for an unknown account. */
@@ -145,12 +157,21 @@ export class SqlLedgerRepository implements LedgerRepository {
     // In the caller's transaction the entries go row by row: a chunk's rewrite would have to roll back the caller's work.
     const write = async (trx: Transaction<Database>, chunked: boolean): Promise<AppendResult> => {
       const deltas = new Map<string, { account: AccountRef; delta: Money; spent: Money }>();
+      const keySpends = new Map<string, { keyId: string; day: number; spent: Money }>();
       const inserted: InsertedEntry[] = [];
       for (let start = 0; start < entries.length; start += INSERT_CHUNK) {
         for (const row of await this.insertRows(trx, entries.slice(start, start + INSERT_CHUNK), chunked)) {
           const key = `${row.type}:${row.id}`;
           const amount = BigInt(row.amount);
           if (this.watchers.length > 0) inserted.push({ account: { type: row.type, id: row.id }, amount, kind: row.kind, keyId: row.key, createdAt: Number(row.at) });
+          if (row.key !== null && (row.kind === 'charge' || row.kind === 'refund')) {
+            // Only entries inserted now count: one already written (a batch written again) was counted by its first write.
+            const day = utcDayStart(Number(row.at));
+            const dayKey = `${row.key} ${day}`;
+            const spend = keySpends.get(dayKey);
+            if (spend) spend.spent -= amount;
+            else keySpends.set(dayKey, { keyId: row.key, day, spent: -amount });
+          }
           const spent = amount < 0n ? amount : 0n;
           const current = deltas.get(key);
           if (current) {
@@ -193,6 +214,18 @@ export class SqlLedgerRepository implements LedgerRepository {
                 .executeTakeFirst();
           if (left) reserved.set(key, BigInt(left.amount));
         }
+      }
+      // After the balances, in a fixed order too (PostgreSQL: row locks taken in one order by every process); before the
+      // watchers, whose key-limit alert reads the key's spend with this batch in it.
+      for (const [, { keyId, day, spent }] of [...keySpends].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+        if (spent === 0n) continue;
+        if (this.updates) this.updates.addKeySpend(keyId, day, spent);
+        else
+          await trx
+            .insertInto('key_spend_daily')
+            .values({ key_id: keyId, day, spent_nano: spent })
+            .onConflict((conflict) => conflict.columns(['key_id', 'day']).doUpdateSet({ spent_nano: sql`key_spend_daily.spent_nano + excluded.spent_nano` }))
+            .execute();
       }
       for (const watcher of this.watchers) await watcher({ moves: watched, inserted }, trx);
       return { balances, reserved };

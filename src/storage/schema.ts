@@ -400,6 +400,14 @@ export interface BalanceLeasesTable {
   expires_at: number;
 }
 
+/** What an API key spent in one UTC day (migration 0030), kept by the ledger write: Σ of its charges and refunds, negated. */
+export interface KeySpendDailyTable {
+  key_id: string;
+  /** The day's UTC midnight, Unix ms. */
+  day: number;
+  spent_nano: MoneyColumn;
+}
+
 export interface IdempotencyKeysTable {
   scope: string;
   key: string;
@@ -538,6 +546,7 @@ export interface Database {
   org_members: OrgMembersTable;
   api_keys: ApiKeysTable;
   ledger: LedgerTable;
+  key_spend_daily: KeySpendDailyTable;
   request_log: RequestLogTable;
   usage_daily: UsageDailyTable;
   usage_adjustments: UsageAdjustmentsTable;

@@ -116,6 +116,56 @@ for (const engine of engines) {
       assert.equal((await written.entries({ type: 'user', id }, 200)).length, 70);
     });
 
+    test("a key's spend is kept by UTC day with its entries: Σ since each period's start, an entry written again counted once", async () => {
+      // As the gateway writes (SQLite: prepared statements) and through the query builder (PostgreSQL's path): the same days.
+      const keys = new SqlKeysRepository(storage.db);
+      const DAY = 86_400_000;
+      const monday = Date.UTC(2026, 10, 23);
+      const outcome = async (repository: SqlLedgerRepository) => {
+        const userId = newId('user');
+        await accounts.createUser({ id: userId, name: 'spender' }, clock.now());
+        const keyId = newId('key');
+        const otherKey = newId('key');
+        const entry = (amount: bigint, kind: LedgerEntry['kind'], createdAt: number, key: string | null = keyId): LedgerEntry => ({
+          id: newId('ledger'), account: { type: 'user', id: userId }, amount, kind, requestId: null, keyId: key, model: 'm', description: kind, createdAt,
+        });
+        const first = [
+          entry(-1_000n, 'charge', monday - 1),
+          entry(-2_000n, 'charge', monday),
+          entry(500n, 'refund', monday + 3 * 3_600_000),
+          entry(-4_000n, 'charge', monday + 2 * DAY),
+          entry(10_000n, 'credit', monday + 2 * DAY),
+          entry(-7_000n, 'charge', monday + DAY, otherKey),
+          entry(-8_000n, 'charge', monday + DAY, null),
+        ];
+        await repository.append(first);
+        // Written again with one new entry: the entries already there count once.
+        await repository.append([...first.slice(0, 4), entry(-16_000n, 'charge', monday + 2 * DAY + 1)]);
+        const starts = [0, monday - DAY, monday, monday + DAY, monday + 2 * DAY, monday + 3 * DAY];
+        const spent = await Promise.all(starts.map((since) => keys.spentSince(keyId, since)));
+        // What the ledger's entries say, summed from the ledger itself.
+        const fromLedger = await Promise.all(
+          starts.map(async (since) => {
+            const row = await storage.db
+              .selectFrom('ledger')
+              .select(sql<string | null>`cast(sum(amount_nano) as text)`.as('total'))
+              .where('key_id', '=', keyId)
+              .where('created_at', '>=', since)
+              .where('kind', 'in', ['charge', 'refund'])
+              .executeTakeFirst();
+            return -BigInt(row?.total ?? '0');
+          }),
+        );
+        assert.deepEqual(spent, fromLedger, "the days' sums are the ledger's");
+        return { spent, other: await keys.spentSince(otherKey, 0) };
+      };
+      const prepared = await outcome(new SqlLedgerRepository(storage.db, storage.sqlite));
+      assert.deepEqual(prepared.spent, [22_500n, 22_500n, 21_500n, 20_000n, 20_000n, 0n], 'charges count positive, refunds back, credits and other keys not at all');
+      assert.equal(prepared.other, 7_000n);
+      assert.deepEqual(await outcome(new SqlLedgerRepository(storage.db)), prepared, 'the query builder keeps the same days');
+      await assert.rejects(keys.spentSince(newId('key'), monday + 1), RangeError, 'a start within a day is refused, not answered wrong');
+    });
+
     test("entries of every shape in one multi-row insert read back as written (values repeated from the chunk's first entry or not)", async () => {
       // SQLite binds a chunk's repeated texts once and 0 in their place (SqliteBatchInsert's `repeated`): every mix of
       // repeated, different and null values must land as it was.

@@ -8,7 +8,10 @@ import { periodStart } from './spend-periods.ts';
 const REFRESH_AFTER_MS = 30_000;
 const STATE_LIMIT = 100_000;
 
-/** Where spending comes from: the ledger (Σ per key since a time) and the balance book's queue of unwritten entries. */
+/**
+ * Where spending comes from: the ledger (Σ per key since a UTC midnight, kept by day as it is written) and the balance
+ * book's queue of unwritten entries.
+ */
 export interface SpendSource {
   spentSince(keyId: string, since: number): Promise<Money>;
   /** Writes every entry recorded so far, so a following read of the ledger sees them. */
@@ -37,9 +40,10 @@ export function limitLevel(spent: Money, limit: Money): 0 | 80 | 100 {
 
 /**
  * Each key's spend in its current UTC calendar period, kept in memory like balances: read once from the ledger (Σ of the
- * key's charges and refunds since the period began), then moved by every entry this process records (`observe`). Other
- * processes' spending reaches it when the read is repeated, in the background, every REFRESH_AFTER_MS; so across N processes
- * a key may overspend by what the other processes charged it since the last read, plus the calls in flight.
+ * key's charges and refunds since the period began, a sum of the key's days in key_spend_daily), then moved by every entry
+ * this process records (`observe`). Other processes' spending reaches it when the read is repeated, in the background,
+ * every REFRESH_AFTER_MS; so across N processes a key may overspend by what the other processes charged it since the last
+ * read, plus the calls in flight.
  */
 export class KeySpendBook {
   private readonly states = new Map<string, SpendState>();

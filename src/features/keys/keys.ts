@@ -93,6 +93,6 @@ export interface KeysRepository {
   list(query: KeyQuery): Promise<{ keys: KeyRecord[]; nextCursor: string | undefined }>;
   /** Notes when the keys were last used. */
   touch(ids: readonly string[], at: number): Promise<void>;
-  /** What the key spent since `since` (Unix ms): Σ of its charges and refunds, charges counting positive. */
+  /** What the key spent since `since` (a UTC midnight, Unix ms; or 0): Σ of its charges and refunds, charges counting positive. */
   spentSince(keyId: string, since: number): Promise<bigint>;
 }

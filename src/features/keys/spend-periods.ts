@@ -1,10 +1,16 @@
 import type { SpendPeriod } from './keys.ts';
 
-const DAY_MS = 86_400_000;
+export const DAY_MS = 86_400_000;
+
+/** The UTC midnight (Unix ms) of the day `at` falls in: the day a ledger entry's key spend is counted in (key_spend_daily). */
+export function utcDayStart(at: number): number {
+  return at - (((at % DAY_MS) + DAY_MS) % DAY_MS);
+}
 
 /**
  * Start (Unix ms) of the UTC calendar period that contains `now`: the day from midnight, the ISO week from Monday, the month
- * from its first day; `total` has no start. A key's limit counts what it spent since then.
+ * from its first day; `total` has no start. A key's limit counts what it spent since then. Every start is a UTC midnight
+ * (or 0): a period is a whole number of days, so its spend is a sum of days (key_spend_daily).
  */
 export function periodStart(period: SpendPeriod, now: number): number {
   if (period === 'total') return 0;

@@ -25,6 +25,7 @@ import * as channels from './0026-channels.ts';
 import * as chatMessagesAssistant from './0027-chat-messages-assistant.ts';
 import * as requestLogTimeKey from './0028-request-log-time-key.ts';
 import * as requestLogTwoIndexes from './0029-request-log-two-indexes.ts';
+import * as keySpendDaily from './0030-key-spend-daily.ts';
 
 /** Migrations in order; a new one is a new file added here. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -54,6 +55,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0027-chat-messages-assistant': chatMessagesAssistant,
   '0028-request-log-time-key': requestLogTimeKey,
   '0029-request-log-two-indexes': requestLogTwoIndexes,
+  '0030-key-spend-daily': keySpendDaily,
 };
 
 export const migrationProvider: MigrationProvider = {
