@@ -283,7 +283,8 @@ export class SqlLedgerRepository implements LedgerRepository {
       .where('account_type', '=', account.type)
       .where('account_id', '=', account.id);
     if (before) {
-      query = query.where((where) => where.or([where('created_at', '<', before.createdAt), where.and([where('created_at', '=', before.createdAt), where('id', '<', before.id)])]));
+      // As in sumThrough: the bound on created_at alone lets the index start at the cursor.
+      query = query.where('created_at', '<=', before.createdAt).where((where) => where.or([where('created_at', '<', before.createdAt), where('id', '<', before.id)]));
     }
     const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
     return rows.map((row) => ({
@@ -299,13 +300,26 @@ export class SqlLedgerRepository implements LedgerRepository {
     }));
   }
 
+  /**
+   * The balance less the entries after `position`, in one statement (one snapshot): balance = Σ ledger, so it is the Σ of
+   * the entries through it, read from the newest end. The ledger's newest page then reads a handful of entries, not every
+   * entry the account ever had (bench:ledger, an account of 1,000,000 entries: the newest page 135 → 3 ms on SQLite, where
+   * the event loop waited for it, and 146 → 6 ms on PostgreSQL); a page far back reads what lies between it and now.
+   */
   async sumThrough(account: AccountRef, position: LedgerPosition): Promise<Money> {
-    const row = await this.db
+    const after = this.db
       .selectFrom('ledger')
-      .select(sql<string | null>`cast(sum(amount_nano) as text)`.as('total'))
+      .select(sql<string>`coalesce(sum(amount_nano), 0)`.as('after'))
       .where('account_type', '=', account.type)
       .where('account_id', '=', account.id)
-      .where((where) => where.or([where('created_at', '<', position.createdAt), where.and([where('created_at', '=', position.createdAt), where('id', '<=', position.id)])]))
+      // `created_at >= t and (created_at > t or id > i)`, not `created_at > t or (…)`: an OR at the top keeps SQLite from
+      // reading the index from `t` on, and it reads the account's every entry instead (24 ms for 200,000).
+      .where('created_at', '>=', position.createdAt)
+      .where((where) => where.or([where('created_at', '>', position.createdAt), where('id', '>', position.id)]));
+    const row = await this.db
+      .selectFrom(tableOf(account))
+      .select(sql<string>`cast(balance_nano - (${after}) as text)`.as('total'))
+      .where('id', '=', account.id)
       .executeTakeFirst();
     return BigInt(row?.total ?? '0');
   }

@@ -166,6 +166,24 @@ for (const engine of engines) {
       await assert.rejects(keys.spentSince(newId('key'), monday + 1), RangeError, 'a start within a day is refused, not answered wrong');
     });
 
+    test('the balance after each entry (the ledger page) is Σ of the entries through it, entries of one millisecond ordered by id', async () => {
+      const id = newId('user');
+      await accounts.createUser({ id, name: 'pages' }, clock.now());
+      const account = { type: 'user' as const, id };
+      const at = clock.now();
+      // Three entries share a millisecond: the position's id decides which of them are through it.
+      const entries: LedgerEntry[] = [5_000n, -1n, -20n, -300n, 4n, -50_000n].map((amount, index) => ({
+        id: newId('ledger'), account, amount, kind: amount > 0n ? 'credit' : 'charge', requestId: null, model: null, description: 'p', createdAt: index >= 1 && index <= 3 ? at + 1 : at + index,
+      }));
+      await ledger.append(entries);
+      const newestFirst = await ledger.entries(account, 10);
+      let through = 0n;
+      const expected = new Map<string, bigint>();
+      for (const entry of [...newestFirst].reverse()) expected.set(entry.id, (through += entry.amount));
+      for (const entry of newestFirst) assert.equal(await ledger.sumThrough(account, entry), expected.get(entry.id), `through ${entry.id}`);
+      assert.equal(await ledger.sumThrough(account, newestFirst[0]!), await ledger.balance(account), 'the newest entry ends at the balance');
+    });
+
     test("entries of every shape in one multi-row insert read back as written (values repeated from the chunk's first entry or not)", async () => {
       // SQLite binds a chunk's repeated texts once and 0 in their place (SqliteBatchInsert's `repeated`): every mix of
       // repeated, different and null values must land as it was.
