@@ -2,7 +2,7 @@ import type { Clock } from '../../lib/clock.ts';
 import type { Money } from '../../lib/money.ts';
 import type { LedgerEntry } from '../billing/ledger.ts';
 import type { ApiKey, SpendPeriod } from './keys.ts';
-import { periodStart } from './spend-periods.ts';
+import { periodEnd, periodStart } from './spend-periods.ts';
 
 /** How long a key's spend read from the ledger serves before it is read again in the background (other nodes' charges). */
 const REFRESH_AFTER_MS = 30_000;
@@ -21,6 +21,8 @@ export interface SpendSource {
 interface SpendState {
   period: SpendPeriod;
   start: number;
+  /** When the period ends (the next one's start). */
+  end: number;
   /** Spent in the period as the ledger said when last read. */
   stored: Money;
   /** Charges and refunds this process recorded since that read began. */
@@ -61,11 +63,12 @@ export class KeySpendBook {
   spent(key: ApiKey): Money | Promise<Money> {
     const period = key.limit?.period ?? 'total';
     const now = this.clock.now();
-    const start = periodStart(period, now);
     let state = this.states.get(key.id);
-    if (!state || state.period !== period || state.start !== start) {
+    // The period's bounds are worked out (a Date and Date.UTC, ~1 µs) only when the key's period is not the one known.
+    if (!state || state.period !== period || now >= state.end || now < state.start) {
       if (this.states.size >= STATE_LIMIT) this.states.clear();
-      state = { period, start, stored: 0n, local: 0n, sinceRead: undefined, loadedAt: 0, loading: undefined };
+      const start = periodStart(period, now);
+      state = { period, start, end: periodEnd(period, start), stored: 0n, local: 0n, sinceRead: undefined, loadedAt: 0, loading: undefined };
       this.states.set(key.id, state);
       void this.read(key.id, state);
     } else if (now - state.loadedAt >= REFRESH_AFTER_MS) {

@@ -22,3 +22,12 @@ export function periodStart(period: SpendPeriod, now: number): number {
   const daysSinceMonday = (date.getUTCDay() + 6) % 7;
   return midnight - daysSinceMonday * DAY_MS;
 }
+
+/** Start (Unix ms) of the period after the one that starts at `start` (a `periodStart`); `total` never ends. */
+export function periodEnd(period: SpendPeriod, start: number): number {
+  if (period === 'total') return Number.POSITIVE_INFINITY;
+  if (period === 'day') return start + DAY_MS;
+  if (period === 'week') return start + 7 * DAY_MS;
+  const date = new Date(start);
+  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1);
+}
