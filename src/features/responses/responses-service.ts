@@ -300,7 +300,7 @@ export class ResponsesService {
     const model = this.dependencies.catalog.get(stored.model);
     const route = new UpstreamRoute(model?.id ?? stored.model);
     const response = await this.dependencies.providers.responses(stored.provider).retrieve(id, query, { requestId: caller.requestId, route, channel: stored.channel });
-    return { body: await response.body.text(), contentType: String(response.contentType ?? 'application/json') };
+    return { body: await response.body.text(), contentType: response.contentType ?? 'application/json' };
   }
 
   /** Deletes responses past TOLLGATE_RESPONSES_DAYS, at most hourly; a failure is reported and tried again later. */

@@ -56,7 +56,7 @@ export class OpenAiMedia {
       call.channel,
     );
     const data = Buffer.from(await response.body.arrayBuffer());
-    return { data, contentType: String(response.contentType ?? 'application/octet-stream').split(';')[0]! };
+    return { data, contentType: (response.contentType ?? 'application/octet-stream').split(';')[0]! };
   }
 
   /** POST /images/generations; files come back as bytes whether the vendor sent base64 or a URL. */
@@ -80,7 +80,7 @@ export class OpenAiMedia {
       call.route,
     );
     const data = Buffer.from(await response.body.arrayBuffer());
-    return { data, contentType: String(response.contentType ?? 'audio/mpeg').split(';')[0]! };
+    return { data, contentType: (response.contentType ?? 'audio/mpeg').split(';')[0]! };
   }
 
   /** Starts a video; `call.route.channel` then names the channel whose account holds it (polls must go there). */
@@ -116,6 +116,6 @@ export class OpenAiMedia {
       return { url: openAiUrl(endpoint, '/audio/transcriptions'), headers };
     };
     const response = await this.http.send(target, { body: form }, call.route);
-    return { body: await response.body.text(), contentType: String(response.contentType ?? 'application/json') };
+    return { body: await response.body.text(), contentType: response.contentType ?? 'application/json' };
   }
 }
