@@ -8,7 +8,10 @@ import { moneyText, moneyTextOrNull } from './money-sql.ts';
 import type { Database } from './schema.ts';
 import { oneByOneOnRewrite, ROWS_PER_INSERT, SqliteBatchInsert } from './sqlite-batch-insert.ts';
 
-/** Entries per statement on PostgreSQL, per slice on SQLite (a multiple of ROWS_PER_INSERT: one statement of its own size for a batch's last rows only). */
+/**
+ * Entries per statement on PostgreSQL, per slice on SQLite (a multiple of ROWS_PER_INSERT: only a batch's last slice ends in
+ * a statement of fewer rows).
+ */
 const INSERT_CHUNK = 16 * ROWS_PER_INSERT;
 
 /** A ledger row as the insert returns it (only rows actually inserted). */

@@ -1,6 +1,6 @@
 import type SqliteDatabase from 'better-sqlite3';
 
-/** Rows per multi-row INSERT at most; a batch's last statement takes the rest. 32 × 24 columns is far below SQLite's parameter limit. */
+/** Rows per multi-row INSERT at most (a batch's last statement takes the rest): 32 × 24 columns is far below SQLite's limit. */
 export const ROWS_PER_INSERT = 32;
 
 /** Thrown inside a batch's transaction when a multi-row INSERT skipped a row already written (see insertAll). */
@@ -8,8 +8,8 @@ export const ROW_ALREADY_WRITTEN = new Error('a row of the batch is already writ
 
 /**
  * A batch writer's INSERT on SQLite (the ledger's, the request log's), prepared once for one row and once for each number
- * of rows up to ROWS_PER_INSERT (when first needed). The batch writers write SQLite with prepared statements rather than through Kysely: SQLite runs in this process,
- * so there is no round trip to save, only CPU. Rows already written (a batch written again after its commit went through
+ * of rows up to ROWS_PER_INSERT (when first needed). The batch writers write SQLite with prepared statements rather than
+ * through Kysely: SQLite runs in this process, so there is no round trip to save, only CPU. Rows already written (a batch written again after its commit went through
  * unacknowledged) are skipped by the statement's `on conflict … do nothing`.
  *
  * The multi-row statement does the statement's own work (cursors opened, the program started, bindings reset) once per
