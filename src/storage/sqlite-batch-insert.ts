@@ -9,8 +9,8 @@ export const ROW_ALREADY_WRITTEN = new Error('a row of the batch is already writ
 /**
  * A batch writer's INSERT on SQLite (the ledger's, the request log's), prepared once for one row and once for each number
  * of rows up to ROWS_PER_INSERT (when first needed). The batch writers write SQLite with prepared statements rather than
- * through Kysely: SQLite runs in this process, so there is no round trip to save, only CPU. Rows already written (a batch written again after its commit went through
- * unacknowledged) are skipped by the statement's `on conflict … do nothing`.
+ * through Kysely: SQLite runs in this process, so there is no round trip to save, only CPU. Rows already written (a batch
+ * written again after its commit went through unacknowledged) are skipped by the statement's `on conflict … do nothing`.
  *
  * The multi-row statement does the statement's own work (cursors opened, the program started, bindings reset) once per
  * chunk instead of once per row, and its inserts find their b-tree pages where the previous row left the cursor:
