@@ -26,6 +26,7 @@ describe('scanChatChunk', () => {
     ['two choices', JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: 'a' } }, { index: 1, delta: { content: 'b' } }] })],
     ['content that is exactly "error" or "usage"', frame({ content: 'error' }, { usage: null, note: 'usage' })],
     ['blanks around colons', '{"id": "c", "choices": [{"index": 0, "delta": {"content" : "spaced"}}], "usage" :  null}'],
+    ['line breaks and tabs around colons', '{"id":"c","choices":[{"index":0,"delta":{"content"\t:\r\n"tabbed"}}],"usage"\r\n:\n\tnull}'],
   ];
   for (const [name, raw] of passing) {
     test(`${name}: scanned, with the text and usage a parse finds`, () => {
@@ -62,6 +63,8 @@ describe('scanChatChunk', () => {
     ['a usage object that does not parse', '{"id":"c","choices":[],"usage":{"prompt_tokens":tru}}'],
     ['a usage object and a usage null', '{"id":"c","choices":[],"usage":null,"usage":{"prompt_tokens":1}}'],
     ['an error', '{"error":{"message":"overloaded","type":"server_error"}}'],
+    ['an error with blanks around its colon', '{"error" \n: {"message":"overloaded"}}'],
+    ['tool calls with blanks around their colon', '{"choices":[{"delta":{"tool_calls"\t:\t[{"index":0}]}}]}'],
     ['tool calls', frame({ tool_calls: [{ index: 0, function: { name: 'f', arguments: '{"a' } }] })],
     ['content as an array', frame({ content: [{ type: 'text', text: 'x' }] })],
     ['not an object', 'not json'],

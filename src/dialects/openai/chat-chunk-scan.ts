@@ -34,8 +34,25 @@ export class ScannedChatChunk {
   }
 }
 
-/** The keys the scan acts on, each with the blanks and colon after it: one pass of the regular-expression engine. */
-const KEYS = /"(error|tool_calls|usage|content)"[ \t\r\n]*:[ \t\r\n]*/g;
+/**
+ * The keys the scan acts on, each with the blanks and colon after it: one pass of the regular-expression engine. Found
+ * with `test`, not `exec`: `exec` makes a match array for every key it finds (~330 B a frame, 6 % of what a streamed call
+ * allocates, issue 16). Which key it was is told by its last letter, a different one for each (`keyEnding`).
+ */
+const KEYS = /"(?:error|tool_calls|usage|content)"[ \t\r\n]*:[ \t\r\n]*/g;
+const CONTENT_ENDING = 0x74; // t
+const USAGE_ENDING = 0x65; // e
+
+const isBlank = (code: number): boolean => code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
+
+/** The last letter of the key KEYS just matched, its value starting at `value`: back over the blanks, the colon, the blanks, the quote. */
+function keyEnding(raw: string, value: number): number {
+  let at = value - 1;
+  while (isBlank(raw.charCodeAt(at))) at--;
+  at--;
+  while (isBlank(raw.charCodeAt(at))) at--;
+  return raw.charCodeAt(at - 1);
+}
 
 /**
  * Scans a frame; undefined when it must be parsed instead: an error, tool calls, content that is not a string, a usage
@@ -50,19 +67,19 @@ export function scanChatChunk(raw: string): ScannedChatChunk | undefined {
   let usageObject: ScannedUsage | undefined;
   let escapedText = '';
   KEYS.lastIndex = 0;
-  for (let match = KEYS.exec(raw); match !== null; match = KEYS.exec(raw)) {
+  while (KEYS.test(raw)) {
     const value = KEYS.lastIndex;
-    const key = match[1];
-    if (key === 'content') {
+    const key = keyEnding(raw, value);
+    if (key === CONTENT_ENDING) {
       if (raw.charCodeAt(value) === QUOTE) {
         const end = stringEnd(raw, value + 1);
         if (end === -1) return undefined;
         escapedText += raw.slice(value + 1, end);
         KEYS.lastIndex = end + 1;
       } else if (!raw.startsWith('null', value)) return undefined;
-    } else if (key === 'usage' && !usageNull && !usageObject && raw.startsWith('null', value)) {
+    } else if (key === USAGE_ENDING && !usageNull && !usageObject && raw.startsWith('null', value)) {
       usageNull = true;
-    } else if (key === 'usage' && !usageNull && !usageObject && raw.charCodeAt(value) === OPEN_BRACE) {
+    } else if (key === USAGE_ENDING && !usageNull && !usageObject && raw.charCodeAt(value) === OPEN_BRACE) {
       usageObject = scannedUsage(raw, value);
       if (!usageObject) return undefined;
       KEYS.lastIndex = usageObject.end;
