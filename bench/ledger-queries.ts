@@ -7,7 +7,7 @@
 import { performance } from 'node:perf_hooks';
 import { sql } from 'kysely';
 import type { LedgerEntry } from '../src/features/billing/ledger.ts';
-import { periodStart } from '../src/features/keys/spend-periods.ts';
+import { DAY_MS, periodStart } from '../src/features/keys/spend-periods.ts';
 import { SqlKeysRepository } from '../src/storage/keys-repository.ts';
 import { SqlLedgerRepository } from '../src/storage/ledger-repository.ts';
 import { startTestGateway } from '../test/helpers/gateway.ts';
@@ -50,7 +50,7 @@ try {
   for (let start = 0; start < entries; start += BATCH) {
     const batch: LedgerEntry[] = [];
     for (let index = start; index < Math.min(entries, start + BATCH); index += 1) {
-      const createdAt = end - Math.floor(((entries - index) / entries) * DAYS * 86_400_000);
+      const createdAt = end - Math.floor(((entries - index) / entries) * DAYS * DAY_MS);
       batch.push({ id: `led_bench${index.toString().padStart(9, '0')}`, account, amount: -1_234_000n, kind: 'charge', requestId: `req_bench${index}`, keyId: key.body.id, model: 'gpt-4.1-mini', description: 'chat.completions', createdAt });
     }
     await ledger.append(batch);

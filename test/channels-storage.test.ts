@@ -4,15 +4,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { Migrator } from 'kysely';
 import { SecretBox } from '../src/lib/secret-box.ts';
 import { SqlCatalogRepository } from '../src/storage/catalog-repository.ts';
-import { dropPostgresSchema, openStorage } from '../src/storage/database.ts';
-import { migrationProvider } from '../src/storage/migrations/index.ts';
 import { promisify } from 'node:util';
 import type { Simulator } from '../simulator/server.ts';
 import { errorA, sseData, type JsonRecord } from './helpers/e2e.ts';
 import { micros, POSTGRES_URL, startTestGateway, TEST_MASTER_KEY, uniqueSchema, type TestGateway } from './helpers/gateway.ts';
+import { withDatabaseAt } from './helpers/migrations.ts';
 import { ask, assertChargedOnce, chat, chatCalls, putPool, requestRows, startChannelSimulator, type ChannelView } from './helpers/channels.ts';
 
 const run = promisify(execFile);
@@ -234,26 +232,16 @@ for (const engine of ['sqlite', 'postgres'] as const) {
 
 for (const engine of ['sqlite', 'postgres'] as const) {
   test(`migration 0026 makes a stored provider's URL and sealed key its channel "default" (${engine})`, async () => {
-    const schema = uniqueSchema();
-    const url = engine === 'postgres' ? `${POSTGRES_URL}?schema=${schema}` : 'sqlite::memory:';
-    const storage = await openStorage(url);
-    try {
-      const migrator = new Migrator({ db: storage.db, provider: migrationProvider, allowUnorderedMigrations: true, ...(engine === 'postgres' ? { migrationTableSchema: schema } : {}) });
-      const down = await migrator.migrateTo('0023-usage-adjustments');
-      assert.equal(down.error, undefined);
+    await withDatabaseAt(engine, '0023-usage-adjustments', async ({ storage, down, migrateToLatest }) => {
       assert.ok(down.results?.some((result) => result.migrationName === '0026-channels' && result.direction === 'Down'));
       const box = new SecretBox(TEST_MASTER_KEY);
       await storage.db.insertInto('providers').values({ id: 'legacy', type: 'anthropic', base_url: 'https://legacy.example.com', api_key: box.seal('sk-legacy-key'), updated_at: 0 }).execute();
-      const up = await migrator.migrateToLatest();
-      assert.equal(up.error, undefined);
+      await migrateToLatest();
       const [provider] = await new SqlCatalogRepository(storage.db, box).listProviders();
       assert.deepEqual(provider, { id: 'legacy', type: 'anthropic', channels: [{ id: 'default', baseUrl: 'https://legacy.example.com', apiKey: 'sk-legacy-key', weight: 1, priority: 0, models: null }] });
       const row = await storage.db.selectFrom('providers').select('api_key').where('id', '=', 'legacy').executeTakeFirstOrThrow();
       assert.equal(row.api_key, null, 'the key now lives only in the channel');
-    } finally {
-      await storage.close();
-      if (engine === 'postgres') await dropPostgresSchema(POSTGRES_URL, schema);
-    }
+    });
   });
 }
 

@@ -1,27 +1,16 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
-import { Migrator, sql } from 'kysely';
+import { sql } from 'kysely';
 import { SqlAccountsRepository } from '../src/storage/accounts-repository.ts';
-import { dropPostgresSchema, openStorage } from '../src/storage/database.ts';
 import { SqlKeysRepository } from '../src/storage/keys-repository.ts';
 import { SqlLedgerRepository } from '../src/storage/ledger-repository.ts';
-import { migrationProvider } from '../src/storage/migrations/index.ts';
-import { POSTGRES_URL, uniqueSchema } from './helpers/gateway.ts';
+import { withDatabaseAt } from './helpers/migrations.ts';
 
 const DAY = 86_400_000;
 
 for (const engine of ['sqlite', 'postgres'] as const) {
   test(`${engine}: 0030 sums the spend of the keys' days already in the ledger, drops ledger_key_time, and later writes add to those days`, async () => {
-    const schema = uniqueSchema();
-    const directory = mkdtempSync(join(tmpdir(), 'tollgate-key-spend-migration-'));
-    const url = engine === 'postgres' ? `${POSTGRES_URL}?schema=${schema}` : `sqlite:${join(directory, 'tollgate.db')}`;
-    const storage = await openStorage(url);
-    try {
-      const migrator = new Migrator({ db: storage.db, provider: migrationProvider, allowUnorderedMigrations: true, ...(engine === 'postgres' ? { migrationTableSchema: schema } : {}) });
-      assert.equal((await migrator.migrateTo('0029-request-log-two-indexes')).error, undefined);
+    await withDatabaseAt(engine, '0029-request-log-two-indexes', async ({ storage, schema, migrateToLatest }) => {
       await new SqlAccountsRepository(storage.db).createUser({ id: 'usr_old', name: 'before the migration' }, 0);
       const today = Date.UTC(2026, 10, 27);
       const row = (id: string, amount: bigint, kind: 'charge' | 'refund' | 'credit', createdAt: number, keyId: string | null) => ({
@@ -42,7 +31,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         ])
         .execute();
 
-      assert.equal((await migrator.migrateToLatest()).error, undefined);
+      await migrateToLatest();
       const keys = new SqlKeysRepository(storage.db);
       assert.equal(await keys.spentSince('key_a', 0), big + 3n - 1n + 10n, 'every day of the key, refunds taken back, credits not counted');
       assert.equal(await keys.spentSince('key_a', today - DAY), -1n + 10n);
@@ -69,10 +58,6 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       const names = indexes.rows.map((index) => index.name);
       assert.ok(!names.includes('ledger_key_time'), `ledger_key_time is gone: ${names.join(', ')}`);
       assert.ok(names.includes('ledger_account'), 'the account index stays');
-    } finally {
-      await storage.close();
-      if (engine === 'postgres') await dropPostgresSchema(POSTGRES_URL, schema);
-      rmSync(directory, { recursive: true, force: true });
-    }
+    });
   });
 }

@@ -1,14 +1,9 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
-import { Migrator, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { RequestLogRow } from '../src/features/usage/request-log.ts';
-import { dropPostgresSchema, openStorage } from '../src/storage/database.ts';
-import { migrationProvider } from '../src/storage/migrations/index.ts';
 import { SqlRequestLogRepository } from '../src/storage/request-log-repository.ts';
-import { POSTGRES_URL, uniqueSchema } from './helpers/gateway.ts';
+import { withDatabaseAt } from './helpers/migrations.ts';
 import { logRow } from './helpers/request-log-rows.ts';
 
 const DAY_MS = 86_400_000;
@@ -44,20 +39,12 @@ const columns = (entry: RequestLogRow) => ({
 
 for (const engine of ['sqlite', 'postgres'] as const) {
   test(`${engine}: 0028 keys the request log by time, 0029 leaves it two indexes, and the rows written before them stay`, async () => {
-    const schema = uniqueSchema();
-    const directory = mkdtempSync(join(tmpdir(), 'tollgate-log-migration-'));
-    const url = engine === 'postgres' ? `${POSTGRES_URL}?schema=${schema}` : `sqlite:${join(directory, 'tollgate.db')}`;
-    const storage = await openStorage(url);
-    try {
-      const migrator = new Migrator({ db: storage.db, provider: migrationProvider, allowUnorderedMigrations: true, ...(engine === 'postgres' ? { migrationTableSchema: schema } : {}) });
-      const down = await migrator.migrateTo('0027-chat-messages-assistant');
-      assert.equal(down.error, undefined);
+    await withDatabaseAt(engine, '0027-chat-messages-assistant', async ({ storage, schema, migrateToLatest }) => {
       const now = Date.now();
       const before = [row('req_old_1', now - 3 * DAY_MS), row('req_old_2', now - 60_000, 'key_b'), row('req_old_3', now - 1_000)];
       await storage.db.insertInto('request_log').values(before.map(columns)).execute();
 
-      const up = await migrator.migrateToLatest();
-      assert.equal(up.error, undefined);
+      await migrateToLatest();
       const repository = new SqlRequestLogRepository(storage.db, storage.sqlite);
       const listed = await repository.requests({ account: { type: 'user', id: 'usr_1' }, limit: 10 });
       assert.deepEqual(
@@ -93,10 +80,6 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       assert.ok(!names.includes('request_log_time'), `the time index is gone (the primary key orders by time): ${names.join(', ')}`);
       for (const name of ['request_log_by_user', 'request_log_by_org', 'request_log_task']) assert.ok(names.includes(name), `${name} is there`);
       for (const name of ['request_log_account', 'request_log_user', 'request_log_key']) assert.ok(!names.includes(name), `${name} is gone (0029)`);
-    } finally {
-      await storage.close();
-      if (engine === 'postgres') await dropPostgresSchema(POSTGRES_URL, schema);
-      rmSync(directory, { recursive: true, force: true });
-    }
+    });
   });
 }
