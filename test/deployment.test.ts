@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
@@ -62,6 +65,20 @@ describe('container deployment files (DESIGN §15)', () => {
       assert.ok(known.has(name!) || ['NODE_ENV', 'MALLOC_ARENA_MAX'].includes(name!), `ENV ${name} is a variable the gateway reads`);
     }
     assert.match(env, /HOST=0\.0\.0\.0/, 'listens beyond the container');
+  });
+
+  test("the bundle npm start builds is ASCII: V8 keeps a script's source one byte a character only then (1.4 MB of heap otherwise)", () => {
+    const out = mkdtempSync(join(tmpdir(), 'tollgate-bundle-'));
+    try {
+      const build = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts.build!;
+      const [command, ...args] = build.replace('dist/main.js', join(out, 'main.js')).split(' ');
+      execFileSync(join(root, 'node_modules', '.bin', command!), args, { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+      const bundle = readFileSync(join(out, 'main.js'));
+      const first = bundle.findIndex((byte) => byte > 0x7f);
+      assert.equal(first, -1, `a byte above 0x7f at ${first}: ${bundle.subarray(Math.max(0, first - 80), first + 40).toString()}`);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
   });
 
   test('compose.yaml: PostgreSQL, Redis, two gateway replicas behind one port, every gateway variable one the gateway reads', () => {

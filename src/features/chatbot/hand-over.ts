@@ -2,7 +2,9 @@ import type { JsonObject } from '../../core/chat-types.ts';
 import type { Toolset, ToolDefinition } from '../assistants/tools/toolset.ts';
 
 /** Client phrases that ask for a person, in the languages the bot meets most. */
-const ASKS_FOR_HUMAN = /\b(operator|human|real person|live agent|agent please|talk to (a|an) (person|agent|human)|manager)\b|оператор|человек|менеджер|живой/i;
+// Built from strings so that the bundle, which escapes non-ASCII in strings but not in regular-expression literals, stays
+// ASCII: V8 keeps a module's source as a string, one byte a character only when all of it is ASCII.
+const ASKS_FOR_HUMAN = new RegExp(['\\b(operator|human|real person|live agent|agent please|talk to (a|an) (person|agent|human)|manager)\\b', 'оператор', 'человек', 'менеджер', 'живой'].join('|'), 'i');
 
 export const asksForHuman = (text: string): boolean => ASKS_FOR_HUMAN.test(text);
 
