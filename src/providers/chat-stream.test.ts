@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import type { ChatStreamEvent } from '../core/chat-types.ts';
 import { HttpClient, type UpstreamResponse } from './http-client.ts';
 import { openChatStream } from './chat-stream.ts';
-import { readServerSentEvents } from './sse-reader.ts';
+import { readServerSentEventBatches } from './sse-reader.ts';
 import { UpstreamError } from './upstream-error.ts';
 
 /**
@@ -35,8 +35,8 @@ function streamingVendor() {
   };
 }
 
-async function* frames(body: UpstreamResponse['body']): AsyncGenerator<ChatStreamEvent> {
-  for await (const message of readServerSentEvents(body)) yield { kind: 'chunk', chunk: { id: message.data } as never, raw: message.data };
+async function* frames(body: UpstreamResponse['body']): AsyncGenerator<ChatStreamEvent[]> {
+  for await (const messages of readServerSentEventBatches(body)) yield messages.map((message) => ({ kind: 'chunk', chunk: { id: message.data } as never, raw: message.data }));
 }
 
 describe('ChatStream (openChatStream)', () => {
@@ -64,6 +64,20 @@ describe('ChatStream (openChatStream)', () => {
     assert.deepEqual(seen, ['a', 'b']);
     assert.throws(() => stream[Symbol.asyncIterator](), /only once/);
     stream.close();
+    assert.equal(await answer.aborted, false);
+  });
+
+  test('batches(): the events of one read of the body together; read by batch, it cannot be read by event too', async () => {
+    const stream = await openChatStream(undefined, connect, frames);
+    const answer = await vendor.answer(opened - 1);
+    answer.response.write('data: a\n\ndata: b\n\n');
+    const seen: string[][] = [];
+    for await (const batch of stream.batches()) {
+      seen.push(batch.map((event) => event.raw));
+      if (seen.length === 1) answer.response.end('data: c\n\n');
+    }
+    assert.deepEqual(seen, [['a', 'b'], ['c']]);
+    assert.throws(() => stream[Symbol.asyncIterator](), /only once/);
     assert.equal(await answer.aborted, false);
   });
 

@@ -23,11 +23,12 @@ export interface CallOptions {
 }
 
 /**
- * An upstream stream: single use. Iterate it once; `close()` aborts the upstream call when the consumer stops early.
- * Iteration throws UpstreamError when the connection breaks. Providers build it with `openChatStream` (chat-stream.ts),
- * whose comment is the full contract.
+ * An upstream stream: single use. Iterate it once, event by event or `batches()` (the events of one read of the body
+ * together, for a relay); `close()` aborts the upstream call when the consumer stops early. Iteration throws UpstreamError
+ * when the connection breaks. Providers build it with `openChatStream` (chat-stream.ts), whose comment is the full contract.
  */
 export interface ChatStream extends AsyncIterable<ChatStreamEvent> {
+  batches(): AsyncIterable<readonly ChatStreamEvent[]>;
   close(): void;
 }
 

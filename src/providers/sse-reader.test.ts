@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import { test } from 'node:test';
-import { readServerSentEvents } from './sse-reader.ts';
+import { readServerSentEventBatches, readServerSentEvents } from './sse-reader.ts';
 
 const read = async (pieces: Array<Buffer | string>): Promise<string[]> => {
   const data: string[] = [];
@@ -23,4 +23,12 @@ test('a mark anywhere but at the very start is text; text pieces pass as they ar
 
 test('an event left without its blank line at the end of the body is not made up', async () => {
   assert.deepEqual(await read([Buffer.from('data: whole\n\ndata: half')]), ['whole']);
+});
+
+test('batches: one a piece of the body, holding the events that piece completed; no empty batch, dropped events left out', async () => {
+  const batches: string[][] = [];
+  const pieces = ['data: a\n\ndata: b\n\n', 'data: c', '\n\n', 'data: skip\n\n', 'data: d\n\ndata: skip\n\ndata: e\n\n'];
+  const map = (message: { data: string }): string | undefined => (message.data === 'skip' ? undefined : message.data);
+  for await (const batch of readServerSentEventBatches(Readable.from(pieces), map)) batches.push(batch);
+  assert.deepEqual(batches, [['a', 'b'], ['c'], ['d', 'e']]);
 });

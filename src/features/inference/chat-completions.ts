@@ -107,7 +107,7 @@ export class ChatCompletionsService {
       const tokens = tokenUsageFromChat(usage ?? estimateUsage(request, produced));
       chargeCall(this.dependencies, call, priceUsage(call.resolution.billed, tokens), tokens, 'chat.completions');
     });
-    return relayStream(stream, () => stream.close(), dialect);
+    return relayStream(stream.batches(), () => stream.close(), dialect);
   }
 }
 

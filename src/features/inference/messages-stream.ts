@@ -4,7 +4,7 @@ import { decodeJsonText, escapedStringValues, escapeJsonText } from '../../lib/j
 import { extended } from '../../lib/objects.ts';
 import { sseFrame } from '../../lib/sse-writer.ts';
 import type { UpstreamBody } from '../../providers/http-client.ts';
-import { readServerSentEvents } from '../../providers/sse-reader.ts';
+import { readServerSentEventBatches } from '../../providers/sse-reader.ts';
 import type { MessagesService, PreparedMessages } from './messages.ts';
 import { relayStream, type RelayDialect } from './stream-relay.ts';
 
@@ -69,10 +69,10 @@ class MessagesRelay implements RelayDialect<EventSourceMessage> {
   }
 }
 
-/** Relays a Messages stream frame by frame as it arrives; the charge is booked once when the relay ends for any reason. */
+/** Relays a Messages stream as it arrives, the frames of each read of the body together; the charge is booked once when the relay ends for any reason. */
 export function relayMessagesStream(service: MessagesService, prepared: PreparedMessages, body: UpstreamBody): AsyncGenerator<string> {
   const close = (): void => {
     if (!body.destroyed) body.destroy();
   };
-  return relayStream(readServerSentEvents(body), close, new MessagesRelay(service, prepared));
+  return relayStream(readServerSentEventBatches(body), close, new MessagesRelay(service, prepared));
 }

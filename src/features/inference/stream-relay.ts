@@ -14,16 +14,30 @@ export interface RelayDialect<Event> {
 }
 
 /**
- * The one relay from an upstream stream to a client: iterates the source, sends each event as the dialect frames it,
- * and when it ends for any reason — finished, vendor error, connection lost, or the client gone (`return()` on this
- * generator, see http/event-stream.ts) — closes the upstream (`close`, which aborts the request) and books the charge once.
+ * The one relay from an upstream stream to a client: iterates the source a batch at a time (the events one read of the
+ * vendor's body completed), sends each batch's frames as the dialect frames them, joined into one string, and when it
+ * ends for any reason — finished, vendor error, connection lost, or the client gone (`return()` on this generator, see
+ * http/event-stream.ts) — closes the upstream (`close`, which aborts the request) and books the charge once. Frames made
+ * before a rule throws are still sent, as they were one by one.
  */
-export async function* relayStream<Event>(source: AsyncIterable<Event>, close: () => void, dialect: RelayDialect<Event>): AsyncGenerator<string> {
+export async function* relayStream<Event>(source: AsyncIterable<readonly Event[]>, close: () => void, dialect: RelayDialect<Event>): AsyncGenerator<string> {
   try {
-    for await (const event of source) {
-      const frame = dialect.frame(event);
-      if (frame !== undefined) yield frame;
-      if (dialect.ends(event)) return;
+    for await (const events of source) {
+      let text = '';
+      let ended = false;
+      try {
+        for (let index = 0; index < events.length && !ended; index++) {
+          const event = events[index]!;
+          const frame = dialect.frame(event);
+          if (frame !== undefined) text += frame;
+          ended = dialect.ends(event);
+        }
+      } catch (error) {
+        if (text !== '') yield text;
+        throw error;
+      }
+      if (text !== '') yield text;
+      if (ended) return;
     }
     const last = dialect.finished();
     if (last !== undefined) yield last;

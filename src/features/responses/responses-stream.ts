@@ -5,7 +5,7 @@ import { sseFrame } from '../../lib/sse-writer.ts';
 import { estimateTokens, textOf } from '../../lib/token-estimate.ts';
 import type { ChatStream } from '../../providers/provider.ts';
 import type { UpstreamResponse } from '../../providers/http-client.ts';
-import { readServerSentEvents } from '../../providers/sse-reader.ts';
+import { readServerSentEventBatches } from '../../providers/sse-reader.ts';
 import { estimateUsage } from '../inference/chat-completions.ts';
 import { deltaText } from '../inference/chat-completions-relay.ts';
 import { relayStream, type RelayDialect } from '../inference/stream-relay.ts';
@@ -68,7 +68,7 @@ class TranslatedRelay implements RelayDialect<ChatStreamEvent> {
 export async function* relayTranslatedStream(service: ResponsesService, prepared: TranslatedCall, stream: ChatStream, report: (error: unknown) => void): AsyncGenerator<string> {
   const relay = new TranslatedRelay(service, prepared);
   try {
-    yield* relayStream(stream, () => stream.close(), relay);
+    yield* relayStream(stream.batches(), () => stream.close(), relay);
   } finally {
     if (relay.response) await service.storeTranslated(prepared, relay.response).catch(report);
   }
@@ -139,7 +139,7 @@ export async function* relayPassthroughStream(service: ResponsesService, prepare
     if (!body.destroyed) body.destroy();
   };
   try {
-    yield* relayStream(readServerSentEvents(body), close, relay);
+    yield* relayStream(readServerSentEventBatches(body), close, relay);
   } finally {
     if (relay.id) await service.recordPassthrough(prepared, relay.id).catch(report);
   }

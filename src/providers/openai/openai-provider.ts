@@ -15,7 +15,7 @@ import type { ChannelClient } from '../channels/channel-client.ts';
 import { parseJsonBody, type UpstreamResponse } from '../http-client.ts';
 import type { CallOptions, ChatStream, Provider } from '../provider.ts';
 import { openChatStream } from '../chat-stream.ts';
-import { readServerSentEvents } from '../sse-reader.ts';
+import { readServerSentEventBatches } from '../sse-reader.ts';
 import { UpstreamError } from '../upstream-error.ts';
 import { openAiHeaders, openAiUrl, type OpenAiEndpoint } from './openai-api.ts';
 
@@ -65,10 +65,10 @@ export class OpenAiProvider implements Provider {
 }
 
 /**
- * OpenAI's chat stream as canonical events, `[DONE]` ends it. A frame is scanned, not parsed (ScannedChatChunk, a
+ * OpenAI's chat stream as canonical events, a batch a read of the body; `[DONE]` ends it. A frame is scanned, not parsed (ScannedChatChunk, a
  * top-level usage object parsed alone), unless it carries what must be read as JSON: an error, tool calls.
  */
-function openAiStreamEvents(body: UpstreamResponse['body']): AsyncGenerator<ChatStreamEvent> {
+function openAiStreamEvents(body: UpstreamResponse['body']): AsyncGenerator<ChatStreamEvent[]> {
   // After `[DONE]` the body is read to its end (the vendor ends it there) rather than left: leaving the loop before its end
   // aborts the request, and the pool would lose a connection it can reuse. A body that breaks off after `[DONE]` lost
   // nothing: the stream was complete.
@@ -91,5 +91,5 @@ function openAiStreamEvents(body: UpstreamResponse['body']): AsyncGenerator<Chat
     if (object.error && typeof object.error === 'object') return { kind: 'error', error: object.error as JsonObject, raw: data };
     return { kind: 'chunk', chunk: object as ChatChunk, raw: data };
   };
-  return readServerSentEvents(body, event, () => done);
+  return readServerSentEventBatches(body, event, () => done);
 }
