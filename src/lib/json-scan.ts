@@ -128,7 +128,8 @@ function valueEndAt(text: string, start: number): number {
 export function escapedStringValues(raw: string, keys: RegExp): string | undefined {
   let escaped = '';
   keys.lastIndex = 0;
-  for (let match = keys.exec(raw); match !== null; match = keys.exec(raw)) {
+  // test, not exec: the same walk through lastIndex without a match array per key (issue 16).
+  while (keys.test(raw)) {
     const end = stringEnd(raw, keys.lastIndex);
     if (end === -1) return undefined;
     escaped += raw.slice(keys.lastIndex, end);
