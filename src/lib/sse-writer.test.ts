@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { test } from 'node:test';
 import { setTimeout } from 'node:timers/promises';
-import { readServerSentEvents } from '../providers/sse-reader.ts';
+import { readServerSentEventBatches } from '../providers/sse-reader.ts';
 import { sseFrame, writeFrames } from './sse-writer.ts';
 
 test('sseFrame: one line as is; a payload of several lines as one data line each, read back the same', async () => {
@@ -15,7 +15,7 @@ test('sseFrame: one line as is; a payload of several lines as one data line each
   const crlf = '{\r\n"a": 1\r}';
   assert.equal(sseFrame(crlf), 'data: {\ndata: "a": 1\ndata: }\n\n');
   const read: string[] = [];
-  for await (const message of readServerSentEvents(Readable.from([sseFrame(pretty), sseFrame(pretty, 'done')]) as never)) read.push(message.data);
+  for await (const batch of readServerSentEventBatches(Readable.from([sseFrame(pretty), sseFrame(pretty, 'done')]))) for (const message of batch) read.push(message.data);
   assert.deepEqual(read.map((data) => JSON.parse(data) as unknown), [JSON.parse(pretty), JSON.parse(pretty)]);
   assert.throws(() => sseFrame('x', 'bad\nname'), /CR or LF/);
 });

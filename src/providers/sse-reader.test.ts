@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import { test } from 'node:test';
-import { readServerSentEventBatches, readServerSentEvents } from './sse-reader.ts';
+import { readServerSentEventBatches } from './sse-reader.ts';
 
 const read = async (pieces: Array<Buffer | string>): Promise<string[]> => {
   const data: string[] = [];
-  for await (const message of readServerSentEvents(Readable.from(pieces))) data.push(message.data);
+  for await (const batch of readServerSentEventBatches(Readable.from(pieces))) for (const message of batch) data.push(message.data);
   return data;
 };
 

@@ -9,25 +9,10 @@ export type SseSource = AsyncIterable<Buffer | Uint8Array | string>;
 
 /**
  * Parses a server-sent-events body into messages (eventsource-parser does the framing), each turned into what the caller
- * wants by `map` as it is framed (undefined drops it): one generator between the body and the caller, not one per step.
- * Throws UpstreamError when the body breaks off — unless `finished` says the caller already has all it needs (a vendor's
- * end-of-stream marker came), then the rest is only drained.
- */
-export function readServerSentEvents(body: SseSource): AsyncGenerator<EventSourceMessage>;
-export function readServerSentEvents<T>(body: SseSource, map: (message: EventSourceMessage) => T | undefined, finished?: () => boolean): AsyncGenerator<T>;
-export async function* readServerSentEvents<T>(
-  body: SseSource,
-  map: (message: EventSourceMessage) => T | undefined = (message) => message as T,
-  finished: () => boolean = () => false,
-): AsyncGenerator<T> {
-  for await (const batch of readServerSentEventBatches(body, map, finished)) {
-    for (let index = 0; index < batch.length; index++) yield batch[index]!;
-  }
-}
-
-/**
- * `readServerSentEvents` a read at a time: each batch holds what one piece of the body completed (never empty). A relay
- * handles a batch in one step (issue 16: a vendor's read holding 20 frames took 20 trips through three async generators).
+ * wants by `map` as it is framed (undefined drops it), and hands them out a read at a time: each batch holds what one
+ * piece of the body completed (never empty), so a relay handles a batch in one step (issue 16: a vendor's read holding 20
+ * frames took 20 trips through three async generators). Throws UpstreamError when the body breaks off — unless `finished`
+ * says the caller already has all it needs (a vendor's end-of-stream marker came), then the rest is only drained.
  */
 export function readServerSentEventBatches(body: SseSource): AsyncGenerator<EventSourceMessage[]>;
 export function readServerSentEventBatches<T>(body: SseSource, map: (message: EventSourceMessage) => T | undefined, finished?: () => boolean): AsyncGenerator<T[]>;

@@ -69,7 +69,10 @@ class MessagesRelay implements RelayDialect<EventSourceMessage> {
   }
 }
 
-/** Relays a Messages stream as it arrives, the frames of each read of the body together; the charge is booked once when the relay ends for any reason. */
+/**
+ * Relays a Messages stream as it arrives, the frames of each read of the body together; the charge is booked once when the
+ * relay ends for any reason.
+ */
 export function relayMessagesStream(service: MessagesService, prepared: PreparedMessages, body: UpstreamBody): AsyncGenerator<string> {
   const close = (): void => {
     if (!body.destroyed) body.destroy();

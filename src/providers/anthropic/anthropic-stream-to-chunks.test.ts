@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { describe, test } from 'node:test';
 import type { ChatChunk, ChatStreamEvent, JsonObject } from '../../core/chat-types.ts';
-import { readServerSentEvents } from '../sse-reader.ts';
+import { readServerSentEventBatches } from '../sse-reader.ts';
 import { UpstreamError } from '../upstream-error.ts';
 import { anthropicMessageSchema } from './anthropic-api-schemas.ts';
 import { AnthropicStreamToChunks, parseAnthropicStreamEvent } from './anthropic-stream-to-chunks.ts';
@@ -19,9 +19,11 @@ async function convertStream(sse: string, includeUsage: boolean, reasoning = fal
   for (let at = 0; at < bytes.length; at += 37) pieces.push(bytes.subarray(at, at + 37));
   const converter = new AnthropicStreamToChunks({ includeUsage, createdSeconds: CREATED, reasoning });
   const out: ChatStreamEvent[] = [];
-  for await (const message of readServerSentEvents(Readable.from(pieces))) {
-    const event = parseAnthropicStreamEvent(message.data);
-    if (event) out.push(...converter.convert(event));
+  for await (const batch of readServerSentEventBatches(Readable.from(pieces))) {
+    for (const message of batch) {
+      const event = parseAnthropicStreamEvent(message.data);
+      if (event) out.push(...converter.convert(event));
+    }
   }
   return out;
 }
