@@ -86,6 +86,7 @@ import { registerModerationsRoute } from './http/routes/moderations.ts';
 import type { Clock } from './lib/clock.ts';
 import { newId } from './lib/ids.ts';
 import { jsonShape } from './lib/json-depth.ts';
+import { decodeUtf8 } from './lib/utf8.ts';
 import { routeSettings } from './http/context.ts';
 import { GatewayError } from './core/errors.ts';
 import { Metrics } from './lib/metrics.ts';
@@ -447,14 +448,24 @@ export async function buildApp(dependencies: AppDependencies): Promise<App> {
   server.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     const bytes = body as Buffer;
     if (bytes === undefined || bytes.length === 0) return done(null, undefined);
-    const text = bytes.toString('utf8');
+    const text = decodeUtf8(bytes);
     const shape = jsonShape(text, MAX_JSON_DEPTH);
     if (shape.tooDeep) return done(new GatewayError('invalid_request', `body: nests deeper than ${MAX_JSON_DEPTH} levels`, { param: 'body' }), undefined);
     if (routeSettings(request).keepsBodyBytes) {
       request.bodyBytes = bytes;
       request.bodyKeys = shape.keys;
     }
-    parseJson(request, text, done);
+    if (shape.namesPrototype) return parseJson(request, text, done);
+    // No key is or may be __proto__ or constructor (jsonShape read every key): Fastify's parser would parse the text, then
+    // search all of it with two regular expressions for such a key and find none (~23 µs for a 55 KB body). A text
+    // JSON.parse refuses goes to Fastify's parser: it drops a byte-order mark before parsing, and makes the 400 otherwise.
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return parseJson(request, text, done);
+    }
+    done(null, value);
   });
   // Cookies are parsed only where a route reads the session (sessionToken in plugins/auth.ts), not on every request.
   await server.register(cookie, { hook: false });

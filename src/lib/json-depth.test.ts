@@ -37,7 +37,7 @@ test('counts the keys written at every depth, a key written twice twice, none in
   assert.equal(keys('"text"'), 0);
   assert.equal(keys('["a", "b" ,"c"]'), 0, 'strings in an array are values');
   assert.equal(keys('{"a":"unterminated'), 1);
-  assert.deepEqual(jsonShape('{"a":[[[1]]]}', 3), { tooDeep: true, keys: 1 });
+  assert.deepEqual(jsonShape('{"a":[[[1]]]}', 3), { tooDeep: true, keys: 1, namesPrototype: false });
 });
 
 test('bytesIfSameKeys gives the bytes only for a value with as many keys as the text wrote', () => {
@@ -53,4 +53,19 @@ test('withMemberFirst puts a member first in an object, after any leading whites
   assert.equal(withMemberFirst(Buffer.from('{"a":1}'), member).toString(), '{"s":{"u":true},"a":1}');
   assert.equal(withMemberFirst(Buffer.from(' \n {  "a" : [1] }'), member).toString(), ' \n {"s":{"u":true},  "a" : [1] }');
   assert.deepEqual(JSON.parse(withMemberFirst(Buffer.from('{"a":"caf\u00e9"}'), member).toString()), { s: { u: true }, a: 'caf\u00e9' });
+});
+
+test('notes a key that is, or may be once its escapes are read, __proto__ or constructor; values and other keys are not', () => {
+  const names = (text: string): boolean => jsonShape(text, 64).namesPrototype;
+  assert.equal(names('{"model":"m","messages":[{"role":"user","content":"x"}],"temperature":1,"tool_choice":"auto"}'), false);
+  assert.equal(names('{"__proto__":{"a":1}}'), true);
+  assert.equal(names('{"a":[{"b":{"constructor":{"prototype":{}}}}]}'), true, 'at any depth');
+  assert.equal(names('{"a" : 1, "constructor"\n: 2}'), true, 'blanks before the colon');
+  assert.equal(names('{"\\u005f_proto__":1}'), true, 'an escape');
+  assert.equal(names('{"\\u0063onstructor":1}'), true);
+  assert.equal(names('{"a\\"b c d e f":1}'), true, 'any key with an escape and length enough is checked after parsing');
+  assert.equal(names('{"a\\"b":1}'), false, 'too short to spell either');
+  assert.equal(names('{"content":"\\"__proto__\\": and \\"constructor\\": in text"}'), false, 'the words inside a value');
+  assert.equal(names('["__proto__","constructor"]'), false, 'strings in an array are values');
+  assert.equal(names('{"__proto_x":1,"constructors":2}'), false, 'other keys of those lengths or longer');
 });

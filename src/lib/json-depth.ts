@@ -9,6 +9,28 @@ export interface JsonShape {
    * JSON.parse keeps one (`keyCount` of the parsed value is then lower).
    */
   keys: number;
+  /**
+   * A key is, or may be once its escapes are read, `__proto__` or `constructor`: the parsed value must be checked for
+   * prototype poisoning. Without one, JSON.parse's value holds neither key at any depth.
+   */
+  namesPrototype: boolean;
+}
+
+const BACKSLASH = 92;
+const PROTO = '__proto__';
+const CONSTRUCTOR = 'constructor';
+
+/**
+ * Whether the key whose text (escapes unread) is text[start, end) can be `__proto__` or `constructor`: it is one of them as
+ * written, or it holds an escape and is long enough to spell one (an escape is two to six characters for one).
+ */
+function mayNamePrototype(text: string, start: number, end: number): boolean {
+  const length = end - start;
+  if (length < PROTO.length) return false;
+  if (length === PROTO.length && text.startsWith(PROTO, start)) return true;
+  if (length === CONSTRUCTOR.length && text.startsWith(CONSTRUCTOR, start)) return true;
+  for (let index = start; index < end; index++) if (text.charCodeAt(index) === BACKSLASH) return true;
+  return false;
 }
 
 /**
@@ -18,26 +40,31 @@ export interface JsonShape {
  * names a key twice or holds keys the gateway drops (see `bytesIfSameKeys`). Strings are skipped from quote to quote
  * (`stringEnd`), not a character at a time: a request body is mostly the text of its messages, and reading 54 KB of it a
  * character at a time took 115 µs, twice what JSON.parse takes for the whole body (issue 16). A string is a key when a
- * colon follows it.
+ * colon follows it. The keys that could poison a prototype are noted on the way (`namesPrototype`), so a body without one
+ * is not searched again for them after it is parsed (app.ts's parser).
  */
 export function jsonShape(text: string, limit: number): JsonShape {
   let depth = 0;
   let keys = 0;
+  let namesPrototype = false;
   for (let index = 0; index < text.length; index++) {
     const code = text.charCodeAt(index);
     if (code === QUOTE) {
       const end = stringEnd(text, index + 1);
       // An unterminated string: no more structure follows (JSON.parse refuses the text next).
       if (end === -1) break;
-      if (valueStart(text, end + 1) !== -1) keys++;
+      if (valueStart(text, end + 1) !== -1) {
+        keys++;
+        if (!namesPrototype && mayNamePrototype(text, index + 1, end)) namesPrototype = true;
+      }
       index = end;
     } else if (code === OPEN_BRACKET || code === OPEN_BRACE) {
-      if (++depth > limit) return { tooDeep: true, keys };
+      if (++depth > limit) return { tooDeep: true, keys, namesPrototype };
     } else if (code === CLOSE_BRACKET || code === CLOSE_BRACE) {
       depth--;
     }
   }
-  return { tooDeep: false, keys };
+  return { tooDeep: false, keys, namesPrototype };
 }
 
 /** The keys of a parsed JSON value's objects, at every depth (the count `jsonShape` makes of its text). */

@@ -1,5 +1,6 @@
 import { Agent, errors, util, type Dispatcher, type FormData } from 'undici';
 import { UpstreamError } from './upstream-error.ts';
+import { decodeUtf8 } from '../lib/utf8.ts';
 
 /**
  * A 2xx answer's body as it arrives: its chunks by async iteration (once), or the whole of it. `destroy` stops reading a
@@ -208,7 +209,8 @@ abstract class CallHandler<Answer> implements Dispatcher.DispatchHandler {
   }
 }
 
-const textOf = (chunks: readonly Buffer[]): string => (chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8'));
+/** An answer's text (a long answer in another script than English decodes several times faster through decodeUtf8). */
+const textOf = (chunks: readonly Buffer[]): string => decodeUtf8(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
 
 /**
  * Collects one answer for `sendForText`: a 2xx resolves with its text, any other status rejects with UpstreamError as
@@ -381,7 +383,7 @@ class BodyHandler extends CallHandler<UpstreamResponse> implements UpstreamBody,
   }
 
   async text(): Promise<string> {
-    return (await this.bytes()).toString('utf8');
+    return decodeUtf8(await this.bytes());
   }
 
   async json(): Promise<unknown> {
