@@ -3,6 +3,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { Simulator } from '../simulator/server.ts';
+import type { ChatRequest } from '../src/core/chat-types.ts';
+import { estimateUsage } from '../src/features/inference/chat-completions.ts';
 import { ask, chat, putPool } from './helpers/channels.ts';
 import { ledger } from './helpers/e2e.ts';
 import { postMessages } from './helpers/messages-e2e.ts';
@@ -102,10 +104,15 @@ describe('non-stream chat completions: the vendor’s own answer with only its u
   test('an answer without usage is charged by estimate and rendered as before', async () => {
     const { key } = await gateway.fundedKey();
     next = vendorAnswer(undefined);
-    const response = await chat(gateway, key, ask('hand-model'));
+    // The request went out as its bytes; the prompt is estimated from them as from the parsed request.
+    const asked = ask('hand-model', 'a question of some length, в том числе по-русски, '.repeat(40), {
+      tools: [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } } } } }],
+    });
+    const response = await chat(gateway, key, asked);
     assert.equal(response.status, 200, response.text);
     const body = JSON.parse(response.text) as { usage: { prompt_tokens: number; completion_tokens: number; total_cost: number }; vendor_extra: unknown };
-    assert.ok(body.usage.prompt_tokens > 0 && body.usage.completion_tokens > 0, 'estimated counts');
+    assert.equal(body.usage.prompt_tokens, estimateUsage(asked as unknown as ChatRequest, '').prompt_tokens, 'the prompt estimated from messages and tools');
+    assert.ok(body.usage.completion_tokens > 0, 'the answer estimated');
     assert.ok(body.usage.total_cost > 0);
     assert.deepEqual(body.vendor_extra, { nested: { usage: { prompt_tokens: 999_999 } } }, 'a nested usage is not taken for the answer’s usage');
   });

@@ -7,13 +7,13 @@ import { assertChargedOnce, putPool, requestRows, type RequestRow } from './help
 import { perMinuteMicros, wavOfSeconds } from './helpers/tasks.ts';
 
 /**
- * Model fallbacks on /v1/responses (pass-through and translated, stream and not), /v1/moderations and synchronous
- * /v1/audio/transcriptions (DESIGN §12): when
+ * Model fallbacks on /v1/responses (pass-through and translated, stream and not), /v1/messages (passed through, stream and
+ * not), /v1/moderations and synchronous /v1/audio/transcriptions (DESIGN §12): when
  * every channel of the asked model fails, the next fallback serves, in the mode its own model needs; the client gets its
  * answer, the request is charged once at the model that served, its log row shows `servedModel` with that model's provider
  * and channel and every attempt; a follow-up pinned by `previous_response_id` never falls back. One simulator stands in
  * for every vendor account (each provider's channel has its own key, so what each account received is counted by key);
- * the asked model's calls fail by their upstream model. Chat, Messages and embeddings fallbacks: channels-storage.test.ts.
+ * the asked model's calls fail by their upstream model. Chat fallbacks: channels-storage.test.ts.
  */
 
 /** Cost in micro-units of `tokens` at a price per 1,000 tokens given in micro-units. */
@@ -36,7 +36,7 @@ function fallbackCost(usage: Usage): bigint {
   return costMicros(usage.input_tokens, 10_000n) + costMicros(usage.output_tokens, 30_000n);
 }
 
-describe('fallbacks on /v1/responses, /v1/moderations and /v1/audio/transcriptions', () => {
+describe('fallbacks on /v1/responses, /v1/messages, /v1/moderations and /v1/audio/transcriptions', () => {
   let gw: TestGateway;
   let key: string;
   let userId: string;
@@ -251,6 +251,39 @@ describe('fallbacks on /v1/responses, /v1/moderations and /v1/audio/transcriptio
     assert.deepEqual(shown(rows), [[claude, fallback, spare, 'c', 2, 200, false]]);
     const charges = await assertChargedOnce(gw, userId, rows);
     assert.equal(charges.get(rows[0]!.id), fallbackCost(body.usage));
+  });
+
+  test("messages, passed through: every channel of the model failing, its Claude fallback gets the client's request under its own upstream id, stream and not; charged once at it", async () => {
+    const n = ++pools;
+    const [askedProvider, spareProvider, asked, fallback] = [`cmain${n}`, `cspare${n}`, `claude-asked-${n}`, `claude-spare-${n}`];
+    for (const [provider, channels] of [[askedProvider, ['a', 'b']], [spareProvider, ['c']]] as const) {
+      const put = await gw.admin('PUT', `/providers/${provider}`, { type: 'anthropic', channels: channels.map((id) => ({ id, baseUrl: gw.simulator.url, apiKey: `sk-${provider}-${id}` })) });
+      assert.equal(put.status, 200, JSON.stringify(put.body));
+    }
+    const spare = await gw.admin('PUT', `/models/${fallback}`, { kind: 'chat', provider: spareProvider, upstreamModel: CLAUDE_UPSTREAM, cost_context: '0.0100', cost_completion: '0.0300' });
+    assert.equal(spare.status, 200, JSON.stringify(spare.body));
+    // The asked model's vendor knows it by its own id, so the client's bytes are what the gateway sends it.
+    const main = await gw.admin('PUT', `/models/${asked}`, { kind: 'chat', provider: askedProvider, upstreamModel: asked, cost_context: '0.0010', cost_completion: '0.0020', fallbacks: [fallback] });
+    assert.equal(main.status, 200, JSON.stringify(main.body));
+    const content = 'a long question, с русским текстом, to be asked again elsewhere. '.repeat(60);
+    for (const stream of [false, true]) {
+      gw.simulator.reset();
+      gw.simulator.addFault({ status: 503, times: 2, match: { path: '/v1/messages', model: asked } });
+      const sent = { model: asked, max_tokens: 40, ...(stream ? { stream } : {}), system: 'Be brief.', messages: [{ role: 'user', content }] };
+      const answer = await postRaw(gw, '/v1/messages', { key, body: sent });
+      assert.equal(answer.status, 200, answer.text.slice(0, 300));
+      assert.deepEqual([callsOf(askedProvider, 'a', '/v1/messages'), callsOf(askedProvider, 'b', '/v1/messages'), callsOf(spareProvider, 'c', '/v1/messages')], [1, 1, 1], `stream ${stream}: both channels, then the fallback`);
+      const received = gw.simulator.requests.filter((request) => request.path === '/v1/messages').map((request) => request.json);
+      assert.deepEqual(received[0], sent, `stream ${stream}: the asked model's vendor got the client's request`);
+      assert.deepEqual(received[2], { ...sent, model: CLAUDE_UPSTREAM }, `stream ${stream}: the fallback's vendor got it under the fallback's upstream id`);
+      if (stream) assert.match(answer.text, /event: message_stop/);
+    }
+    const rows = await rowsOf(asked);
+    assert.deepEqual(shown(rows), [
+      [asked, fallback, spareProvider, 'c', 3, 200, false],
+      [asked, fallback, spareProvider, 'c', 3, 200, true],
+    ]);
+    await assertChargedOnce(gw, userId, rows);
   });
 
   test('responses: every model failing is the endpoint error (502, 429 when all are rate-limited), in shape A, stream and not; nothing charged', async () => {

@@ -77,6 +77,18 @@ export function routeSettings(request: FastifyRequest): RouteConfig {
 }
 
 /**
+ * The parsed JSON body, taken by the handler: the request keeps only the model it names (the access log and the request
+ * log read it there), so the request does not hold a long conversation's parsed text while the vendor answers. Held across
+ * a call, it is copied by every scavenge of the young generation and then promoted (issue 16).
+ */
+export function takeBody(request: FastifyRequest): unknown {
+  const body = request.body;
+  const model = typeof body === 'object' && body !== null ? (body as { model?: unknown }).model : undefined;
+  request.body = typeof model === 'string' ? { model } : undefined;
+  return body;
+}
+
+/**
  * The body as the client sent it, kept for the handler (`keepsBodyBytes`) and let go of by the request: the caller holds
  * it as long as it needs. Sent on with `bytesIfSameKeys` (lib/json-depth.ts).
  */

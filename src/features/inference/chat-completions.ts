@@ -1,6 +1,7 @@
 import type { ChatRequest, ChatResponse, ChatUsage } from '../../core/chat-types.ts';
 import { withMemberFirst } from '../../lib/json-depth.ts';
 import { OPEN_BRACE, topLevelValue } from '../../lib/json-scan.ts';
+import { decodeUtf8 } from '../../lib/utf8.ts';
 import { extended } from '../../lib/objects.ts';
 import { estimateTokens, textOf } from '../../lib/token-estimate.ts';
 import { parseJsonBody } from '../../providers/http-client.ts';
@@ -32,7 +33,7 @@ export class ChatCompletionsService {
     const response = await withModelFallbacks(this.dependencies, call, () =>
       call.provider.chatCompletion({ ...request, model: call.resolution.served.upstreamModel }, { requestId: call.caller.requestId, route: call.route, ...(signal ? { signal } : {}) }),
     );
-    return this.finish(call, request, response);
+    return this.finish(call, promptOf(request), response);
   }
 
   /**
@@ -40,9 +41,13 @@ export class ChatCompletionsService {
    * its own text with only `usage` replaced by the priced usage (issue 16: no parse and re-serialisation of a body that
    * passes through); the object path serves the rest (a redirected model, a vendor's answer without usage, other formats).
    * `clientBody`: the request's bytes as the client sent them, when they say exactly what `request` says.
+   *
+   * Not an async function: its parameters would be held until the answer came. While the vendor answers, the parsed request
+   * is held only where a later attempt builds its call from it (a fallback model); the bytes stand for it otherwise
+   * (`promptOf`). A long conversation's parsed text held across the call was copied by every scavenge, then promoted.
    */
-  async completeText(call: ModelCall, request: ChatRequest, clientBody?: Buffer): Promise<string> {
-    const answer = await withModelFallbacks(this.dependencies, call, (): Promise<string | ChatResponse> => {
+  completeText(call: ModelCall, request: ChatRequest, clientBody?: Buffer): Promise<string> {
+    const answer = withModelFallbacks(this.dependencies, call, (): Promise<string | ChatResponse> => {
       // The request as the client sent it when the vendor knows the model by the same id: its object, and its own bytes when
       // they say the same (`clientBody`, passThroughBody), so it is not serialised again.
       const { upstreamModel } = call.resolution.served;
@@ -51,8 +56,13 @@ export class ChatCompletionsService {
       const options = { requestId: call.caller.requestId, route: call.route, body: unchanged ? clientBody : undefined };
       return call.provider.chatCompletionText ? call.provider.chatCompletionText(upstream, options) : call.provider.chatCompletion(upstream, options);
     });
-    if (typeof answer !== 'string') return JSON.stringify(this.finish(call, request, answer));
-    return this.spliced(call, answer) ?? JSON.stringify(this.finish(call, request, parseJsonBody<ChatResponse>(answer)));
+    return this.answered(call, answer, promptOf(request, clientBody));
+  }
+
+  private async answered(call: ModelCall, pending: Promise<string | ChatResponse>, prompt: PromptTokens): Promise<string> {
+    const answer = await pending;
+    if (typeof answer !== 'string') return JSON.stringify(this.finish(call, prompt, answer));
+    return this.spliced(call, answer) ?? JSON.stringify(this.finish(call, prompt, parseJsonBody<ChatResponse>(answer)));
   }
 
   /** The vendor's text with its usage priced and charged, when it has a usage object at its top level and no rule rewrites more. */
@@ -69,9 +79,9 @@ export class ChatCompletionsService {
   }
 
   /** Prices and charges a vendor's answer (estimated when it has no usage) and applies retirement's rewrites. */
-  private finish(call: ModelCall, request: ChatRequest, response: ChatResponse): ChatResponse & { usage: PricedUsage } {
+  private finish(call: ModelCall, prompt: PromptTokens, response: ChatResponse): ChatResponse & { usage: PricedUsage } {
     const { resolution } = call;
-    const usage: ChatUsage = response.usage ?? estimateUsage(request, completionText(response));
+    const usage: ChatUsage = response.usage ?? estimatedUsage(prompt(), completionText(response));
     const tokens = tokenUsageFromChat(usage);
     const cost = priceUsage(resolution.billed, tokens);
     chargeCall(this.dependencies, call, cost, tokens, 'chat.completions');
@@ -101,10 +111,14 @@ export class ChatCompletionsService {
     });
   }
 
-  /** Relays an upstream stream to the client as SSE frames (rules: ChatCompletionsRelay); the charge is booked once at its end. */
-  relay(call: ModelCall, request: ChatRequest, stream: ChatStream): AsyncGenerator<string> {
+  /**
+   * Relays an upstream stream to the client as SSE frames (rules: ChatCompletionsRelay); the charge is booked once at its end.
+   * `clientBody` (the bytes sent for `request`) stands for the request while the stream lasts (`promptOf`).
+   */
+  relay(call: ModelCall, request: ChatRequest, stream: ChatStream, clientBody?: Buffer): AsyncGenerator<string> {
+    const prompt = promptOf(request, clientBody);
     const dialect = new ChatCompletionsRelay(call, request, (usage, produced) => {
-      const tokens = tokenUsageFromChat(usage ?? estimateUsage(request, produced));
+      const tokens = tokenUsageFromChat(usage ?? estimatedUsage(prompt(), produced));
       chargeCall(this.dependencies, call, priceUsage(call.resolution.billed, tokens), tokens, 'chat.completions');
     });
     return relayStream(stream.batches(), () => stream.close(), dialect);
@@ -117,7 +131,31 @@ function completionText(response: ChatResponse): string {
 
 /** Usage for a call the vendor did not count (a stream cut short): the tokenizer's estimate of prompt and output. */
 export function estimateUsage(request: ChatRequest, produced: string): ChatUsage {
-  const prompt = estimateTokens(textOf(request.messages)) + (request.tools ? estimateTokens(JSON.stringify(request.tools)) : 0);
+  return estimatedUsage(promptTokens(request), produced);
+}
+
+function estimatedUsage(prompt: number, produced: string): ChatUsage {
   const completion = estimateTokens(produced);
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
 }
+
+/** The tokenizer's estimate of a request's prompt: its messages and tools. */
+function promptTokens(request: ChatRequest): number {
+  return estimateTokens(textOf(request.messages)) + (request.tools ? estimateTokens(JSON.stringify(request.tools)) : 0);
+}
+
+/** A request's prompt tokens, estimated only if asked (a vendor that counted none). */
+type PromptTokens = () => number;
+
+/**
+ * The estimate, from the client's bytes when there are any (they say what `request` says: passThroughBody), parsed again
+ * only if ever asked; otherwise from `request`, which the estimate then holds. Each closure is made by a function of its own:
+ * V8 keeps every variable a function's closures use in one context that each of them holds, so a closure made beside one
+ * that uses `request` would hold it too.
+ */
+function promptOf(request: ChatRequest, clientBody?: Buffer): PromptTokens {
+  return clientBody === undefined ? promptOfRequest(request) : promptOfBytes(clientBody);
+}
+
+const promptOfRequest = (request: ChatRequest): PromptTokens => () => promptTokens(request);
+const promptOfBytes = (bytes: Buffer): PromptTokens => () => promptTokens(JSON.parse(decodeUtf8(bytes)) as ChatRequest);

@@ -10,6 +10,7 @@ import {
 import { bytesIfSameKeys, type ClientBody } from '../../lib/json-depth.ts';
 import { topLevelValue } from '../../lib/json-scan.ts';
 import { estimateTokens, textOf } from '../../lib/token-estimate.ts';
+import { decodeUtf8 } from '../../lib/utf8.ts';
 import type { AnthropicPassthrough, PassthroughOptions } from '../../providers/anthropic/anthropic-passthrough.ts';
 import type { UpstreamResponse } from '../../providers/http-client.ts';
 import type { AccountsService } from '../accounts/accounts-service.ts';
@@ -31,7 +32,12 @@ export interface PreparedMessages {
   client: AnthropicPassthrough;
   /** What is sent: `upstream` serialised, or the client's own bytes when they say the same (`prepare`). */
   body: string | Buffer;
-  upstream: JsonObject;
+  /**
+   * What is sent, as an object: parsed again from `body` when that is the client's bytes, on the rare occasions it is read
+   * (a fallback model's rewrite, an estimate of a stream's input), so a long conversation's parsed text is not held while
+   * the vendor answers (issue 16: held across a call, it was copied by every scavenge, then promoted).
+   */
+  upstream(): JsonObject;
   betas: string[];
   version: string | undefined;
 }
@@ -93,7 +99,7 @@ export class MessagesService {
       call,
       client: this.dependencies.providers.passthrough(served.provider),
       body: bytes ?? JSON.stringify(upstream),
-      upstream,
+      upstream: bytes ? parsedAgain(bytes) : held(upstream),
       betas: rewriteBetas(headers.betas, oneMillion ? [ONE_MILLION_BETA] : []),
       version: headers.version,
     };
@@ -113,8 +119,9 @@ export class MessagesService {
       accepts: (model) => model.family === ANTHROPIC_FAMILY,
       rebind: (model) => {
         prepared.client = this.dependencies.providers.passthrough(model.provider);
-        prepared.upstream = { ...prepared.upstream, model: model.upstreamModel };
-        prepared.body = JSON.stringify(prepared.upstream);
+        const upstream = { ...prepared.upstream(), model: model.upstreamModel };
+        prepared.upstream = held(upstream);
+        prepared.body = JSON.stringify(upstream);
       },
     });
   }
@@ -149,13 +156,21 @@ export class MessagesService {
   /** Books the charge of a stream from what its relay saw. */
   chargeStream(prepared: PreparedMessages, usage: JsonObject | undefined, outputSeen: boolean, produced: string): Cost {
     const tokens = tokenUsageFromAnthropic(usage);
-    if (!usage) tokens.inputTokens = estimateTokens(textOf(prepared.upstream.messages) + textOf(prepared.upstream.system));
+    if (!usage) {
+      const upstream = prepared.upstream();
+      tokens.inputTokens = estimateTokens(textOf(upstream.messages) + textOf(upstream.system));
+    }
     if (!outputSeen) tokens.outputTokens = estimateTokens(produced);
     const cost = priceUsage(prepared.call.resolution.billed, tokens);
     chargeCall(this.dependencies, prepared.call, cost, tokens, 'messages');
     return cost;
   }
 }
+
+// PreparedMessages.upstream's two forms, each made by a function of its own: a closure made inside `prepare` would hold
+// prepare's whole context, the parsed request among it.
+const held = (upstream: JsonObject) => (): JsonObject => upstream;
+const parsedAgain = (bytes: Buffer) => (): JsonObject => JSON.parse(decodeUtf8(bytes)) as JsonObject;
 
 /** A vendor's JSON text parsed; text that is not JSON is the vendor's fault (502). */
 function vendorJson(text: string): JsonObject {

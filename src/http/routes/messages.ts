@@ -6,7 +6,7 @@ import { relayMessagesStream } from '../../features/inference/messages-stream.ts
 import type { MessagesHeaders, MessagesService } from '../../features/inference/messages.ts';
 import { sseFrame } from '../../lib/sse-writer.ts';
 import { callerOf, clientAbort } from '../caller.ts';
-import { takeClientBody } from '../context.ts';
+import { takeBody, takeClientBody } from '../context.ts';
 import { sendEventStream } from '../event-stream.ts';
 
 const header = (request: FastifyRequest, name: string): string | undefined => {
@@ -26,7 +26,7 @@ const settings = { errorShape: 'B', apiKeyHeader: true, upstreamPassthrough: tru
 export function registerMessagesRoutes(app: FastifyInstance, messages: MessagesService): void {
   app.post('/v1/messages', { config: { ...settings, name: 'messages', doc: { summary: 'Create a message (Anthropic format, SPEC 4.2)', body: messagesRequestSchema, stream: true } } }, async (request, reply) => {
     const clientBody = takeClientBody(request);
-    const body = parseOrThrow(messagesRequestSchema, request.body);
+    const body = parseOrThrow(messagesRequestSchema, takeBody(request));
     const prepared = await messages.prepare(callerOf(request), body, vendorHeaders(request), 'messages', clientBody);
     reply.headers(prepared.call.resolution.headers);
     if (body.stream !== true) {
@@ -42,7 +42,7 @@ export function registerMessagesRoutes(app: FastifyInstance, messages: MessagesS
 
   app.post('/v1/messages/count_tokens', { config: { ...settings, name: 'messages.count_tokens', doc: { summary: 'Count the input tokens of a message request', body: messagesRequestSchema } } }, async (request, reply) => {
     const clientBody = takeClientBody(request);
-    const body = parseOrThrow(messagesRequestSchema, request.body);
+    const body = parseOrThrow(messagesRequestSchema, takeBody(request));
     const prepared = await messages.prepare(callerOf(request), body, vendorHeaders(request), 'messages.count_tokens', clientBody);
     reply.headers(prepared.call.resolution.headers);
     return reply.type('application/json').send(await messages.countTokens(prepared));

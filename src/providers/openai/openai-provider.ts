@@ -54,15 +54,15 @@ export class OpenAiProvider implements Provider {
     return parseJsonBody<T>(await this.postText(path, body, options));
   }
 
-  private async postText(path: string, body: JsonObject, options: CallOptions): Promise<string> {
-    const answer = await this.http.sendForText(
-      (endpoint) => ({ url: openAiUrl(endpoint, path), headers: openAiHeaders(endpoint, options.requestId) }),
-      { body: options.body ?? JSON.stringify(body), signal: options.signal },
-      options.route,
-    );
-    return answer.text;
+  /** Not an async function: its parameters would be held until the answer came, a long conversation's parsed body among them. */
+  private postText(path: string, body: JsonObject, options: CallOptions): Promise<string> {
+    return this.http
+      .sendForText((endpoint) => ({ url: openAiUrl(endpoint, path), headers: openAiHeaders(endpoint, options.requestId) }), { body: options.body ?? JSON.stringify(body), signal: options.signal }, options.route)
+      .then(textOf);
   }
 }
+
+const textOf = (answer: { text: string }): string => answer.text;
 
 /**
  * OpenAI's chat stream as canonical events, a batch a read of the body; `[DONE]` ends it. A frame is scanned, not parsed (ScannedChatChunk, a
