@@ -8,7 +8,7 @@ import { perMinuteMicros, wavOfSeconds } from './helpers/tasks.ts';
 
 /**
  * Model fallbacks on /v1/responses (pass-through and translated, stream and not), /v1/messages (passed through, stream and
- * not), /v1/moderations and synchronous /v1/audio/transcriptions (DESIGN §12): when
+ * not), /v1/embeddings, /v1/moderations and synchronous /v1/audio/transcriptions (DESIGN §12): when
  * every channel of the asked model fails, the next fallback serves, in the mode its own model needs; the client gets its
  * answer, the request is charged once at the model that served, its log row shows `servedModel` with that model's provider
  * and channel and every attempt; a follow-up pinned by `previous_response_id` never falls back. One simulator stands in
@@ -36,7 +36,7 @@ function fallbackCost(usage: Usage): bigint {
   return costMicros(usage.input_tokens, 10_000n) + costMicros(usage.output_tokens, 30_000n);
 }
 
-describe('fallbacks on /v1/responses, /v1/messages, /v1/moderations and /v1/audio/transcriptions', () => {
+describe('fallbacks on /v1/responses, /v1/messages, /v1/embeddings, /v1/moderations and /v1/audio/transcriptions', () => {
   let gw: TestGateway;
   let key: string;
   let userId: string;
@@ -52,7 +52,7 @@ describe('fallbacks on /v1/responses, /v1/messages, /v1/moderations and /v1/audi
    * A fresh asked model on a two-channel provider with a pass-through fallback on another provider (and, when asked, a
    * Claude fallback first on an Anthropic-format one). Fresh per test: every channel starts healthy.
    */
-  async function pool(options: { claude?: boolean; kind?: 'chat' | 'moderation' | 'transcription' } = {}): Promise<{ main: string; spare: string; claudeProvider: string; asked: string; fallback: string; claude: string }> {
+  async function pool(options: { claude?: boolean; kind?: 'chat' | 'embedding' | 'moderation' | 'transcription' } = {}): Promise<{ main: string; spare: string; claudeProvider: string; asked: string; fallback: string; claude: string }> {
     const n = ++pools;
     const names = { main: `main${n}`, spare: `spare${n}`, claudeProvider: `claude${n}`, asked: `asked-${n}`, fallback: `fallback-${n}`, claude: `claude-fallback-${n}` };
     const kind = options.kind ?? 'chat';
@@ -308,6 +308,24 @@ describe('fallbacks on /v1/responses, /v1/messages, /v1/moderations and /v1/audi
       [limited.fallback, 3, 429, 0n],
     ]);
     await assertChargedOnce(gw, userId, rows);
+  });
+
+  test('embeddings: every channel of the model failing, its fallback embeds the same input; billed at it, logged with servedModel; charged once', async () => {
+    const { main, spare, asked, fallback } = await pool({ kind: 'embedding' });
+    failPrimary('/v1/embeddings', 2);
+    const input = ['gardens and tea', 'a second text'];
+    const served = await postRaw(gw, '/v1/embeddings', { key, body: { model: asked, input } });
+    assert.equal(served.status, 200, served.text);
+    const body = served.json as { data: Array<{ embedding: number[] }>; usage: { prompt_tokens: number; total_cost: number } };
+    assert.equal(body.data.length, 2, 'an embedding for each input');
+    assert.deepEqual([callsOf(main, 'a', '/v1/embeddings'), callsOf(main, 'b', '/v1/embeddings'), callsOf(spare, 'c', '/v1/embeddings')], [1, 1, 1]);
+    assert.deepEqual(gw.simulator.lastRequest('/v1/embeddings')?.json, { model: FALLBACK_UPSTREAM, input }, "the fallback's vendor got the same input");
+    const expected = costMicros(body.usage.prompt_tokens, 10_000n);
+    assert.equal(micros(body.usage.total_cost), expected, 'billed at the fallback');
+    const rows = await rowsOf(asked);
+    assert.deepEqual(shown(rows), [[asked, fallback, spare, 'c', 3, 200, false]]);
+    const charges = await assertChargedOnce(gw, userId, rows);
+    assert.equal(charges.get(rows[0]!.id), expected);
   });
 
   test("moderations: the moderation model's channels failing, its fallback serves; the answer names it; billed at it, logged; every model failing is a 502, free", async () => {
