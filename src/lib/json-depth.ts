@@ -1,4 +1,4 @@
-import { CLOSE_BRACE, CLOSE_BRACKET, OPEN_BRACE, OPEN_BRACKET, QUOTE, stringEnd, valueStart } from './json-scan.ts';
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, OPEN_BRACE, OPEN_BRACKET, QUOTE, stringEnd, valueStart } from './json-scan.ts';
 
 /** What `jsonShape` reads off JSON text without parsing it. */
 export interface JsonShape {
@@ -16,7 +16,6 @@ export interface JsonShape {
   namesPrototype: boolean;
 }
 
-const BACKSLASH = 92;
 const PROTO = '__proto__';
 const CONSTRUCTOR = 'constructor';
 

@@ -1,7 +1,7 @@
 // Reading a few values out of JSON text without parsing it all (issue 16: bodies and stream frames that pass through).
 
 export const QUOTE = 34;
-const BACKSLASH = 92;
+export const BACKSLASH = 92;
 const COLON = 58;
 export const OPEN_BRACE = 123;
 export const CLOSE_BRACE = 125;
