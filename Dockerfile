@@ -2,7 +2,10 @@
 # Tollgate in a container (docs/operations.md, "Containers"): a build stage with the compilers the native addons need, and a
 # slim runtime stage with production dependencies only, running as the unprivileged `node` user.
 
-FROM node:20-bookworm-slim AS build
+# Node.js 24, a long-term-support line (security fixes until April 2028); Node 20 reached its end of life in April 2026.
+# Both stages use the same major: the native addons built here are loaded there. CI runs the test suite on this major
+# (.ci/container-node) as well as on the machine's node.
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
@@ -12,7 +15,7 @@ RUN npm ci --no-audit --no-fund \
  && npm run build \
  && npm prune --omit=dev --no-audit --no-fund
 
-FROM node:20-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=8080 \

@@ -44,6 +44,11 @@ describe('container deployment files (DESIGN §15)', () => {
     assert.ok(stages.length >= 2, 'multi-stage');
     const build = stages[0]!;
     const runtime = stages.at(-1)!;
+    // The native addons (better-sqlite3) are compiled in the build stage for its node's ABI and copied to the runtime stage:
+    // both stages must run the same major, or the runtime cannot load them. .ci/container-node runs the suite on that major.
+    const nodeMajor = (stage: Instruction[]): string | undefined => /^node:(\d+)\b/.exec(stage[0]!.args)?.[1];
+    assert.ok(nodeMajor(runtime), `the runtime stage is an official node image: ${runtime[0]!.args}`);
+    assert.equal(nodeMajor(build), nodeMajor(runtime), 'the build stage compiles the addons for the runtime\'s node');
     assert.ok(build.some((step) => step.keyword === 'RUN' && /npm ci\b/.test(step.args) && /npm prune --omit=dev/.test(step.args)), 'dev dependencies pruned');
     assert.ok(!runtime.some((step) => step.keyword === 'RUN' && /npm (ci|install)/.test(step.args)), 'the runtime stage installs nothing more');
     const user = runtime.filter((step) => step.keyword === 'USER').at(-1);
