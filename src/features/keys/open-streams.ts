@@ -1,14 +1,19 @@
+import { ReleasingMap } from '../../lib/releasing-map.ts';
+
 /** The streams being answered right now, by the hash of the API key that opened them, so a revocation can cut them at once. */
 export class OpenStreams {
-  private readonly byKey = new Map<string, Set<AbortController>>();
+  /** Each key's streams by a number of their own: a stream's controller is let go when it ends (see ReleasingMap). */
+  private readonly byKey = new Map<string, ReleasingMap<number, AbortController>>();
+  private tracked = 0;
 
   /** Tracks one stream; the returned function forgets it (call it when the stream ends). */
   track(keyHash: string, controller: AbortController): () => void {
     let streams = this.byKey.get(keyHash);
-    if (!streams) this.byKey.set(keyHash, (streams = new Set()));
-    streams.add(controller);
+    if (!streams) this.byKey.set(keyHash, (streams = new ReleasingMap()));
+    const number = ++this.tracked;
+    streams.set(number, controller);
     return () => {
-      streams.delete(controller);
+      streams.delete(number);
       if (streams.size === 0 && this.byKey.get(keyHash) === streams) this.byKey.delete(keyHash);
     };
   }
@@ -19,7 +24,7 @@ export class OpenStreams {
 
   /** Aborts every stream of the key with `reason`; the relays still book what was produced (in their `finally`). */
   cut(keyHash: string, reason: Error): number {
-    const streams = [...(this.byKey.get(keyHash) ?? [])];
+    const streams = [...(this.byKey.get(keyHash)?.values() ?? [])];
     for (const controller of streams) controller.abort(reason);
     return streams.length;
   }

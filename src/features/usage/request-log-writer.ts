@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { BatchedWriter, type WriterHealth } from '../../lib/batched-writer.ts';
 import type { Clock } from '../../lib/clock.ts';
+import { ReleasingMap } from '../../lib/releasing-map.ts';
 import type { LedgerEntry } from '../billing/ledger.ts';
 import { payerOf } from '../inference/model-call.ts';
 import { RequestTrace } from './request-trace.ts';
@@ -28,7 +29,8 @@ export type RequestLogHealth = WriterHealth;
  * refund or correction does not pass through here: it moves the rollups in its own transaction (CostAdjustment).
  */
 export class RequestLog {
-  private readonly open = new Map<string, RequestTrace>();
+  /** Traces of the requests still open, by request id; a settled trace is let go at once (see ReleasingMap). */
+  private readonly open = new ReleasingMap<string, RequestTrace>();
   private readonly writer: BatchedWriter<RequestLogRow>;
   private closed = false;
   private maintainedAt = Number.NEGATIVE_INFINITY;
