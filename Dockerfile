@@ -40,4 +40,4 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
 STOPSIGNAL SIGTERM
 # The same node flags as `npm start` (test/deployment.test.ts holds them together): --expose-gc lets the gateway run one
 # full collection once traffic pauses or falls, which hands the heap grown under load back (docs/operations.md, "Memory: what to give a replica").
-CMD ["node", "--enable-source-maps", "--expose-gc", "--max-semi-space-size=8", "dist/main.js"]
+CMD ["node", "--enable-source-maps", "--expose-gc", "--max-semi-space-size=8", "--no-allocation-site-pretenuring", "dist/main.js"]
