@@ -102,7 +102,8 @@ export class ChatCompletionsService {
       const { upstreamModel } = call.resolution.served;
       // Usage is always asked for, so the charge follows the vendor's count; the client sees it only if it asked.
       const asksUsage = request.stream_options?.include_usage === true;
-      const upstream: ChatRequest = asksUsage ? { ...request, model: upstreamModel } : { ...request, model: upstreamModel, stream_options: extended(request.stream_options ?? {}, { include_usage: true }) };
+      // `extended`, not a spread: on Node 20 a spread given a field its source lacks made new hidden classes on every stream.
+      const upstream: ChatRequest = asksUsage ? { ...request, model: upstreamModel } : extended(request, { model: upstreamModel, stream_options: extended(request.stream_options ?? {}, { include_usage: true }) });
       // The client's bytes when they say the same (`clientBody`): as they are when they ask for usage, with the field put
       // first when they have no stream_options at all.
       const unchanged = upstreamModel === request.model && clientBody !== undefined;
