@@ -7,13 +7,15 @@
  * full collection frees it. A long-lived Map sits in the old generation, and from then on so does each of its tables.
  * The young-generation collector takes every reference from the old generation as live, so each value that was in the
  * Map when one of its tables was replaced survives the scavenges until the next full collection — it is promoted, with
- * everything it references. A request log trace held in a Map that way dragged the call's resolution, route and ending
- * along: 1.1 KB promoted a call, 0.55 KB without the Map (bench/RESULTS.md, twenty-first session).
+ * everything it references. The request log's open traces, held in a Map, took each call's resolution, route and ending
+ * along; with this map (and node's allocation-site pretenuring off, as `npm start` runs it) a short call promotes ~0.7 KB
+ * instead of ~1.1 KB (bench/RESULTS.md, twenty-first session).
  *
  * Here the Map holds a slot per key and `delete` empties the slot first: an old table keeps only an empty slot. Keys stay
- * in the old tables as they are, so they should be primitives (an id) or objects that live on anyway.
+ * in the old tables as they are, so they should be primitives (an id) or objects that live on anyway. Values are objects
+ * (an empty slot is `undefined`).
  */
-export class ReleasingMap<K, V> {
+export class ReleasingMap<K, V extends object> {
   private readonly slots = new Map<K, { value: V | undefined }>();
 
   get size(): number {
