@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { unauthorized } from '../core/errors.ts';
 import type { Caller } from '../features/inference/model-call.ts';
+import { CallAbort } from '../lib/call-abort.ts';
 
 export function callerOf(request: FastifyRequest): Caller {
   if (!request.apiKey) throw unauthorized();
@@ -13,9 +14,9 @@ export function walletFromQuery(request: FastifyRequest): boolean {
   return query?.useWalletBalance === 'true' || query?.useWalletBalance === '1';
 }
 
-/** An AbortController that fires when the client disconnects before the answer is complete. */
-export function clientAbort(reply: FastifyReply): AbortController {
-  const controller = new AbortController();
+/** Fires when the client disconnects before the answer is complete (a CallAbort: see lib/call-abort.ts for why not an AbortController). */
+export function clientAbort(reply: FastifyReply): CallAbort {
+  const controller = new CallAbort();
   reply.raw.once('close', () => {
     if (!reply.raw.writableFinished) controller.abort();
   });

@@ -4,6 +4,7 @@ import type { User } from '../features/accounts/accounts.ts';
 import type { Session } from '../features/accounts/sessions.ts';
 import type { ApiKey } from '../features/keys/keys.ts';
 import type { RequestTrace } from '../features/usage/request-trace.ts';
+import type { Abortable } from '../lib/call-abort.ts';
 import type { ClientBody } from '../lib/json-depth.ts';
 import type { RouteDoc } from './route-doc.ts';
 
@@ -51,7 +52,7 @@ declare module 'fastify' {
     /** What the request did, for the request log and `x-tollgate-cost` (set for every request by the observability plugin). */
     trace: RequestTrace | undefined;
     /** Set by the auth plugin for a request made with an API key: tracks a stream so revoking the key cuts it. */
-    trackStream: ((controller: AbortController) => () => void) | undefined;
+    trackStream: ((controller: Abortable) => () => void) | undefined;
     /** `routeSettings`' copy. */
     settings: RouteConfig | undefined;
     /**

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_CATALOGUE, GatewayError } from '../core/errors.ts';
+import type { Abortable } from '../lib/call-abort.ts';
 import { extended } from '../lib/objects.ts';
 import { writeFrames } from '../lib/sse-writer.ts';
 import { toCatalogueError } from './plugins/errors.ts';
@@ -21,7 +22,7 @@ export async function sendEventStream(
   request: FastifyRequest,
   reply: FastifyReply,
   frames: AsyncGenerator<string>,
-  abort: AbortController,
+  abort: Abortable,
   errorFrame: (error: GatewayError) => string,
 ): Promise<void> {
   const response = reply.raw;

@@ -7,6 +7,7 @@ import { HttpClient, type UpstreamResponse } from './http-client.ts';
 import { openChatStream } from './chat-stream.ts';
 import { readServerSentEventBatches } from './sse-reader.ts';
 import { UpstreamError } from './upstream-error.ts';
+import { CallAbort, type CallSignal } from '../lib/call-abort.ts';
 
 /**
  * A vendor whose streaming answers stay open until the test writes or ends them, over real HTTP (undici, as the gateway
@@ -44,7 +45,7 @@ describe('ChatStream (openChatStream)', () => {
   let opened = 0;
   // The gateway's own client: its body (read straight from undici's dispatcher) is what every stream reads.
   const http = new HttpClient(5_000);
-  const connect = (signal: AbortSignal | undefined): Promise<UpstreamResponse> => {
+  const connect = (signal: CallSignal | undefined): Promise<UpstreamResponse> => {
     opened += 1;
     return http.send(vendor.url(), { headers: {}, body: '{}', signal });
   };
@@ -100,21 +101,32 @@ describe('ChatStream (openChatStream)', () => {
     assert.equal(await answer.aborted, true);
   });
 
-  test("the caller's signal aborts the upstream request while it streams; one given already aborted sends nothing", async () => {
-    const caller = new AbortController();
-    const stream = await openChatStream(caller.signal, connect, frames);
-    const answer = await vendor.answer(opened - 1);
-    answer.response.write('data: first\n\n');
-    const reading = (async () => {
-      for await (const event of stream) assert.equal(event.raw, 'first');
-    })();
-    const outcome = reading.then(() => undefined, (error: unknown) => error);
-    caller.abort();
-    assert.equal(await answer.aborted, true);
-    assert.match(String(await outcome), /aborted/, 'the reader learns the stream was cut');
+  // The routes give their streams a CallAbort (lib/call-abort.ts); other callers may pass an AbortController's signal.
+  for (const kind of ['AbortController', 'CallAbort'] as const) {
+    const controller = (): { signal: CallSignal; abort(): void } => (kind === 'CallAbort' ? new CallAbort() : new AbortController());
+    test(`${kind}: the caller's signal aborts the upstream request while it streams; one given already aborted sends nothing`, async () => {
+      const caller = controller();
+      // The vendor's count, not `opened`: the call given an aborted signal below counts as opened but reaches no vendor.
+      const index = vendor.count();
+      const stream = await openChatStream(caller.signal, connect, frames);
+      const answer = await vendor.answer(index);
+      answer.response.write('data: first\n\n');
+      const reading = (async () => {
+        for await (const event of stream) assert.equal(event.raw, 'first');
+      })();
+      const outcome = reading.then(() => undefined, (error: unknown) => error);
+      caller.abort();
+      assert.equal(await answer.aborted, true);
+      assert.match(String(await outcome), /aborted/, 'the reader learns the stream was cut');
 
-    const before = vendor.count();
-    await assert.rejects(openChatStream(AbortSignal.abort(), connect, frames), (error: unknown) => error instanceof UpstreamError && /aborted/.test(error.message));
-    assert.equal(vendor.count(), before, 'no request reached the vendor');
-  });
+      const before = vendor.count();
+      await assert.rejects(openChatStream(aborted(controller()), connect, frames), (error: unknown) => error instanceof UpstreamError && /aborted/.test(error.message));
+      assert.equal(vendor.count(), before, 'no request reached the vendor');
+    });
+  }
 });
+
+function aborted(controller: { signal: CallSignal; abort(): void }): CallSignal {
+  controller.abort();
+  return controller.signal;
+}

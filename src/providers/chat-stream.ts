@@ -1,6 +1,7 @@
 import type { ChatStreamEvent } from '../core/chat-types.ts';
 import type { UpstreamResponse } from './http-client.ts';
 import type { ChatStream } from './provider.ts';
+import type { CallSignal } from '../lib/call-abort.ts';
 
 type StreamBody = UpstreamResponse['body'];
 
@@ -18,8 +19,8 @@ type StreamBody = UpstreamResponse['body'];
  * events, none empty.
  */
 export async function openChatStream(
-  signal: AbortSignal | undefined,
-  connect: (signal: AbortSignal | undefined) => Promise<UpstreamResponse>,
+  signal: CallSignal | undefined,
+  connect: (signal: CallSignal | undefined) => Promise<UpstreamResponse>,
   events: (body: StreamBody) => AsyncIterable<readonly ChatStreamEvent[]>,
 ): Promise<ChatStream> {
   // The caller's signal goes to the request itself: undici aborts it when the signal fires, before the head or while the

@@ -1,6 +1,7 @@
 import { Agent, errors, util, type Dispatcher, type FormData } from 'undici';
 import { UpstreamError } from './upstream-error.ts';
 import { decodeUtf8 } from '../lib/utf8.ts';
+import type { CallSignal } from '../lib/call-abort.ts';
 
 /**
  * A 2xx answer's body as it arrives: its chunks by async iteration (once), or the whole of it. `destroy` stops reading a
@@ -78,7 +79,7 @@ export class HttpClient {
    * undici's dispatcher (BodyHandler), without the Readable stream, async resource and abort listener that undici's
    * `request` makes per call: a streamed chat call 261 → 211 µs of CPU, a Messages stream 236 → 181 (issue 16).
    */
-  send(url: string, init: { method?: Dispatcher.HttpMethod; headers: Record<string, string>; body?: string | Buffer | FormData; signal?: AbortSignal | undefined }): Promise<UpstreamResponse> {
+  send(url: string, init: { method?: Dispatcher.HttpMethod; headers: Record<string, string>; body?: string | Buffer | FormData; signal?: CallSignal | undefined }): Promise<UpstreamResponse> {
     return this.dispatch(url, init, (resolve, reject, onHead) => new BodyHandler(resolve, reject, init.signal, onHead));
   }
 
@@ -87,7 +88,7 @@ export class HttpClient {
    * embeddings): the same outcomes as `send` + reading the body, through undici's dispatcher directly — no response
    * stream, async resource or body mixin per call (~10 µs of CPU a call at the bench's load, issue 16).
    */
-  sendForText(url: string, init: { method?: Dispatcher.HttpMethod; headers: Record<string, string>; body?: string | Buffer; signal?: AbortSignal | undefined }): Promise<UpstreamText> {
+  sendForText(url: string, init: { method?: Dispatcher.HttpMethod; headers: Record<string, string>; body?: string | Buffer; signal?: CallSignal | undefined }): Promise<UpstreamText> {
     return this.dispatch(url, init, (resolve, reject, onHead) => new TextHandler(resolve, reject, init.signal, onHead));
   }
 
@@ -180,7 +181,7 @@ abstract class CallHandler<Answer> implements Dispatcher.DispatchHandler {
   constructor(
     protected readonly resolve: (answer: Answer) => void,
     protected readonly reject: (error: UpstreamError) => void,
-    private readonly signal: AbortSignal | undefined,
+    private readonly signal: CallSignal | undefined,
     private readonly onHead: () => void,
   ) {}
 

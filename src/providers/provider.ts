@@ -8,10 +8,11 @@ import type {
   ModerationRequest,
   ModerationResponse,
 } from '../core/chat-types.ts';
+import type { CallSignal } from '../lib/call-abort.ts';
 
 export interface CallOptions {
   /** Aborts the upstream call (client went away, shutdown). */
-  signal?: AbortSignal;
+  signal?: CallSignal;
   requestId: string;
   /** The request's way through the provider's channels (which model; where it went, how many attempts). */
   route: UpstreamRoute;

@@ -13,6 +13,7 @@ import { chargeCall, prepareModelCall, type Caller, type ModelCall, type ModelCa
 import { pricedUsageText, withCosts, type PricedUsage } from './priced-usage.ts';
 import { relayStream } from './stream-relay.ts';
 import { tokenUsageFromChat } from './usage.ts';
+import type { CallSignal } from '../../lib/call-abort.ts';
 
 const CHAT_KINDS = ['chat'] as const;
 /** What a stream's upstream request adds to a body without stream_options (`openStream`). */
@@ -29,7 +30,7 @@ export class ChatCompletionsService {
     return prepareModelCall(this.dependencies, caller, { model: request.model, endpoint: 'chat.completions', kinds: CHAT_KINDS, useWalletBalance });
   }
 
-  async complete(call: ModelCall, request: ChatRequest, signal?: AbortSignal): Promise<ChatResponse & { usage?: PricedUsage }> {
+  async complete(call: ModelCall, request: ChatRequest, signal?: CallSignal): Promise<ChatResponse & { usage?: PricedUsage }> {
     const response = await withModelFallbacks(this.dependencies, call, () =>
       call.provider.chatCompletion({ ...request, model: call.resolution.served.upstreamModel }, { requestId: call.caller.requestId, route: call.route, ...(signal ? { signal } : {}) }),
     );
@@ -97,7 +98,7 @@ export class ChatCompletionsService {
    * Opens the upstream stream; resolves once the vendor has accepted the call (errors before that are plain HTTP errors).
    * Until then it may fail over to other channels and fallback models (the call is rebound to the one that served).
    */
-  async openStream(call: ModelCall, request: ChatRequest, signal: AbortSignal, clientBody?: Buffer): Promise<ChatStream> {
+  async openStream(call: ModelCall, request: ChatRequest, signal: CallSignal, clientBody?: Buffer): Promise<ChatStream> {
     return withModelFallbacks(this.dependencies, call, () => {
       const { upstreamModel } = call.resolution.served;
       // Usage is always asked for, so the charge follows the vendor's count; the client sees it only if it asked.

@@ -19,6 +19,7 @@ import { modelNotFound } from '../catalog/retirement.ts';
 import { withFallbacks } from './fallbacks.ts';
 import { authoriseModelCall, chargeCall, type AuthorisedCall, type Caller, type ModelCallDependencies } from './model-call.ts';
 import { tokenUsageFromAnthropic } from './usage.ts';
+import type { CallSignal } from '../../lib/call-abort.ts';
 
 export interface MessagesHeaders {
   version: string | undefined;
@@ -109,7 +110,7 @@ export class MessagesService {
   private send<Answer>(
     prepared: PreparedMessages,
     path: '/v1/messages' | '/v1/messages/count_tokens',
-    signal: AbortSignal | undefined,
+    signal: CallSignal | undefined,
     call: (client: AnthropicPassthrough, options: PassthroughOptions) => Promise<Answer>,
   ): Promise<Answer> {
     const once = (): Promise<Answer> =>
@@ -127,7 +128,7 @@ export class MessagesService {
   }
 
   /** Non-stream create. The vendor's bytes are returned unchanged unless retirement rewrites `model` and adds `warnings`. */
-  async create(prepared: PreparedMessages, signal?: AbortSignal): Promise<{ body: string; cost: Cost }> {
+  async create(prepared: PreparedMessages, signal?: CallSignal): Promise<{ body: string; cost: Cost }> {
     const { text } = await this.send(prepared, '/v1/messages', signal, (client, options) => client.sendForText('/v1/messages', prepared.body, options));
     const { resolution } = prepared.call;
     // A body passed on as the vendor wrote it needs only its usage read: that value alone is parsed, found by a scan that
@@ -143,7 +144,7 @@ export class MessagesService {
     return { body: JSON.stringify({ ...parsed, model: resolution.requested.id, warnings: [resolution.warning] }), cost };
   }
 
-  async openStream(prepared: PreparedMessages, signal: AbortSignal): Promise<UpstreamResponse> {
+  async openStream(prepared: PreparedMessages, signal: CallSignal): Promise<UpstreamResponse> {
     return this.send(prepared, '/v1/messages', signal, (client, options) => client.send('/v1/messages', prepared.body, options, true));
   }
 

@@ -12,6 +12,7 @@ import type { KeyLimits } from './key-limits.ts';
 import { isLive, type ApiKey, type KeyChanges, type KeyQuery, type KeyRecord, type KeysRepository, type NewKeyInput } from './keys.ts';
 import type { LastUsedRecorder } from './last-used.ts';
 import { OpenStreams } from './open-streams.ts';
+import type { Abortable } from '../../lib/call-abort.ts';
 
 const KEY_PREFIX = 'tg-';
 /** Safety net only: revocations and creations invalidate at once through the change bus. */
@@ -76,7 +77,7 @@ export class KeysService {
   }
 
   /** Tracks a stream opened with the key of this hash (`authenticateText`'s); the returned function forgets it. */
-  trackStream(keyHash: string, controller: AbortController): () => void {
+  trackStream(keyHash: string, controller: Abortable): () => void {
     return this.openStreams.track(keyHash, controller);
   }
 

@@ -1,13 +1,14 @@
+import type { Abortable } from '../../lib/call-abort.ts';
 import { ReleasingMap } from '../../lib/releasing-map.ts';
 
 /** The streams being answered right now, by the hash of the API key that opened them, so a revocation can cut them at once. */
 export class OpenStreams {
   /** Each key's streams by a number of their own: a stream's controller is let go when it ends (see ReleasingMap). */
-  private readonly byKey = new Map<string, ReleasingMap<number, AbortController>>();
+  private readonly byKey = new Map<string, ReleasingMap<number, Abortable>>();
   private tracked = 0;
 
   /** Tracks one stream; the returned function forgets it (call it when the stream ends). */
-  track(keyHash: string, controller: AbortController): () => void {
+  track(keyHash: string, controller: Abortable): () => void {
     let streams = this.byKey.get(keyHash);
     if (!streams) this.byKey.set(keyHash, (streams = new ReleasingMap()));
     const number = ++this.tracked;

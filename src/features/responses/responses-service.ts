@@ -20,6 +20,7 @@ import { chargeCall, prepareModelCall, type Caller, type ModelCall, type ModelCa
 import { tokenUsageFromChat, tokenUsageFromResponses } from '../inference/usage.ts';
 import { relayPassthroughStream, relayTranslatedStream } from './responses-stream.ts';
 import type { ResponsesRepository, StoredResponse } from './stored-responses.ts';
+import type { CallSignal } from '../../lib/call-abort.ts';
 
 const CHAT_KINDS = ['chat'] as const;
 const DAY_MS = 86_400_000;
@@ -186,7 +187,7 @@ export class ResponsesService {
    * A stream, with fallbacks until the vendor accepted it (before any byte reached the client): the frames to relay and the
    * call that serves them. Nothing after that is retried.
    */
-  async openStream(prepared: PreparedResponse, signal: AbortSignal): Promise<{ served: PreparedResponse; frames: AsyncGenerator<string> }> {
+  async openStream(prepared: PreparedResponse, signal: CallSignal): Promise<{ served: PreparedResponse; frames: AsyncGenerator<string> }> {
     return this.withResponseFallbacks(prepared, async (current) => {
       if (current.mode === 'passthrough') return { served: current, frames: this.relayPassthrough(current, await this.sendPassthrough(current, true, signal)) };
       return { served: current, frames: this.relayTranslated(current, await this.openTranslatedStream(current, signal)) };
@@ -213,7 +214,7 @@ export class ResponsesService {
   }
 
   /** Opens the Claude stream (usage always asked for, so the charge follows the vendor's count). */
-  private openTranslatedStream(prepared: TranslatedCall, signal: AbortSignal): Promise<ChatStream> {
+  private openTranslatedStream(prepared: TranslatedCall, signal: CallSignal): Promise<ChatStream> {
     const { call, chat } = prepared;
     return call.provider.chatCompletionStream({ ...chat, stream: true, stream_options: { include_usage: true } }, { requestId: call.caller.requestId, route: call.route, signal });
   }
@@ -229,7 +230,7 @@ export class ResponsesService {
   }
 
   /** Sends a pass-through request; the caller reads (non-stream) or relays (stream) the body. */
-  private sendPassthrough(prepared: PassthroughCall, stream: boolean, signal?: AbortSignal): Promise<UpstreamResponse> {
+  private sendPassthrough(prepared: PassthroughCall, stream: boolean, signal?: CallSignal): Promise<UpstreamResponse> {
     return prepared.client.create(prepared.body, { requestId: prepared.call.caller.requestId, stream, signal, route: prepared.call.route, channel: prepared.channel });
   }
 

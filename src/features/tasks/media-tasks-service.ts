@@ -9,6 +9,7 @@ import type { ApiKey } from '../keys/keys.ts';
 import type { TaskCompletions } from './task-completions.ts';
 import { isFinished, type Task } from './task.ts';
 import type { TasksService } from './tasks-service.ts';
+import type { CallSignal } from '../../lib/call-abort.ts';
 
 export const MEDIA_KINDS: readonly ModelKind[] = ['media', 'image'];
 
@@ -75,7 +76,7 @@ export class MediaTasksService {
    * completion notice (or a re-read of the store) ends the wait — up to `generateWaitMs`; then the task as it stands.
    * The request never runs jobs itself: other tenants' work stays on the runner.
    */
-  async generate(caller: Caller, input: MediaTaskInput, signal?: AbortSignal): Promise<{ task: Task; finished: boolean }> {
+  async generate(caller: Caller, input: MediaTaskInput, signal?: CallSignal): Promise<{ task: Task; finished: boolean }> {
     const { task } = await this.create(caller, input, 'media.generate');
     await this.completions.waitFor(task.id, {
       timeoutMs: this.options.generateWaitMs,

@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import type { CallSignal } from '../../lib/call-abort.ts';
 
 export interface WaitOptions {
   /** Longest wait (wall-clock milliseconds: it bounds how long a client's request is held). */
@@ -8,7 +9,7 @@ export interface WaitOptions {
   /** Whether the task is finished, from the store. */
   finished: () => Promise<boolean>;
   /** Stops waiting early (the client went away). */
-  signal?: AbortSignal;
+  signal?: CallSignal;
 }
 
 /**

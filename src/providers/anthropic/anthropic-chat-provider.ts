@@ -19,6 +19,7 @@ import { toCanonicalUpstreamError } from './anthropic-error.ts';
 import { AnthropicStreamToChunks, parseAnthropicStreamEvent } from './anthropic-stream-to-chunks.ts';
 import { convertFromAnthropicResponse } from './convert-from-anthropic-response.ts';
 import { convertToAnthropicMessages, type AnthropicMessagesRequest } from './convert-to-anthropic-messages.ts';
+import type { CallSignal } from '../../lib/call-abort.ts';
 
 /**
  * Claude behind the OpenAI chat format: each chat request is converted to a Messages request, and the answer (or its
@@ -77,7 +78,7 @@ export class AnthropicChatProvider implements Provider {
     return Promise.reject(new GatewayError('invalid_request', 'The Anthropic provider does not serve moderations; choose a moderation model.', { param: 'model' }));
   }
 
-  private async send(body: AnthropicMessagesRequest, options: CallOptions, signal: AbortSignal | undefined, extraHeaders: Record<string, string> = {}): Promise<UpstreamResponse> {
+  private async send(body: AnthropicMessagesRequest, options: CallOptions, signal: CallSignal | undefined, extraHeaders: Record<string, string> = {}): Promise<UpstreamResponse> {
     try {
       return await this.http.send(
         (endpoint) => ({ url: anthropicUrl(endpoint, '/v1/messages'), headers: { ...anthropicHeaders(endpoint, options.requestId), ...extraHeaders } }),

@@ -2,12 +2,13 @@ import type { ChannelClient, UpstreamTarget } from '../channels/channel-client.t
 import type { UpstreamRoute } from '../channels/upstream-route.ts';
 import type { UpstreamResponse, UpstreamText } from '../http-client.ts';
 import { anthropicHeaders, anthropicUrl } from './anthropic-api.ts';
+import type { CallSignal } from '../../lib/call-abort.ts';
 
 export interface PassthroughOptions {
   requestId: string;
   version: string | undefined;
   betas: readonly string[];
-  signal?: AbortSignal;
+  signal?: CallSignal;
   route: UpstreamRoute;
 }
 

@@ -7,6 +7,7 @@ import { UpstreamError } from '../upstream-error.ts';
 import { ChannelHealth } from './channel-health.ts';
 import { ChannelSet, type RoutedChannel } from './channel-set.ts';
 import type { UpstreamRoute } from './upstream-route.ts';
+import type { CallSignal } from '../../lib/call-abort.ts';
 
 /** Where one attempt goes: a channel's base URL and vendor key. */
 export interface UpstreamEndpoint {
@@ -20,7 +21,7 @@ export type UpstreamTarget = (endpoint: UpstreamEndpoint) => { url: string; head
 export interface SendInit {
   method?: Dispatcher.HttpMethod;
   body?: string | Buffer | FormData;
-  signal?: AbortSignal | undefined;
+  signal?: CallSignal | undefined;
 }
 
 export interface ChannelClientOptions {
@@ -64,13 +65,13 @@ export class ChannelClient {
   }
 
   /** `send` for a call whose answer is read whole (HttpClient.sendForText): same channels, failover and health. */
-  sendForText(target: UpstreamTarget, init: { body: string | Buffer; signal?: AbortSignal | undefined }, route: UpstreamRoute): Promise<UpstreamText> {
+  sendForText(target: UpstreamTarget, init: { body: string | Buffer; signal?: CallSignal | undefined }, route: UpstreamRoute): Promise<UpstreamText> {
     return this.routed(target, init, route, undefined, (url, headers) => this.http.sendForText(url, { headers, body: init.body, signal: init.signal }));
   }
 
   private async routed<Answer>(
     target: UpstreamTarget,
-    init: { signal?: AbortSignal | undefined },
+    init: { signal?: CallSignal | undefined },
     route: UpstreamRoute,
     pinned: string | null | undefined,
     transport: (url: string, headers: Record<string, string>) => Promise<Answer>,
@@ -106,7 +107,7 @@ export class ChannelClient {
   private async attempt<Answer>(
     channel: RoutedChannel,
     target: UpstreamTarget,
-    signal: AbortSignal | undefined,
+    signal: CallSignal | undefined,
     attempt: number,
     transport: (url: string, headers: Record<string, string>) => Promise<Answer>,
   ): Promise<Answer | UpstreamError> {

@@ -2,6 +2,7 @@ import type { ChannelClient } from '../channels/channel-client.ts';
 import type { UpstreamRoute } from '../channels/upstream-route.ts';
 import type { UpstreamResponse } from '../http-client.ts';
 import { openAiHeaders, openAiUrl } from './openai-api.ts';
+import type { CallSignal } from '../../lib/call-abort.ts';
 
 /**
  * The Responses API of an OpenAI-format vendor, passed through: the client's body (after the gateway's rewrites) goes out
@@ -14,7 +15,7 @@ export class OpenAiResponses {
   ) {}
 
   /** `channel` pins a follow-up (`previous_response_id`) to the channel that made the stored response. */
-  create(body: string | Buffer, options: { requestId: string; stream: boolean; signal?: AbortSignal | undefined; route: UpstreamRoute; channel?: string | null }): Promise<UpstreamResponse> {
+  create(body: string | Buffer, options: { requestId: string; stream: boolean; signal?: CallSignal | undefined; route: UpstreamRoute; channel?: string | null }): Promise<UpstreamResponse> {
     const target = (endpoint: { baseUrl: string; apiKey: string | null }) => {
       const headers = openAiHeaders(endpoint, options.requestId);
       if (options.stream) headers.accept = 'text/event-stream';
