@@ -17,12 +17,12 @@ export interface Abortable {
 
 /**
  * A controller and its signal in one small object, for the call a request makes while its client waits (the streams'
- * client-gone abort). As on an EventTarget, a listener added twice is held once; listeners run once, in the order added, when it is aborted; the reason defaults to the
- * AbortError DOMException AbortController uses.
+ * client-gone abort). As on an EventTarget, a listener added twice is held once; listeners run once, in the order added,
+ * when it is aborted; the reason defaults to the AbortError DOMException AbortController uses.
  *
  * Why not AbortController: on Node 20, every AbortSignal gets a hidden class of its own (node builds it as an EventTarget
  * and then sets its prototype). Those classes and their descriptors live in V8's old generation, ~0.8 KB a signal, and the
- * young objects they touch are promoted with them: a streamed chat call grew the old generation by ~2.5 KB, ~1.4 KB with
+ * young objects they touch are promoted with them: a streamed chat call grew the old generation by ~2.5 KB, ~1.1 KB with
  * this (bench/RESULTS.md, twenty-second session). Node 22 and later share one class; this costs less there too (no
  * EventTarget, no event maps). It reaches only code of the gateway's own that takes a CallSignal, never a Node or undici
  * API that wants a real AbortSignal (those get an AbortController).
@@ -30,8 +30,7 @@ export interface Abortable {
 export class CallAbort implements Abortable, CallSignal {
   aborted = false;
   reason: unknown = undefined;
-  /** One listener is the rule (the upstream request's); a list only when more are added. */
-  private listeners: (() => void) | Array<() => void> | undefined;
+  private listeners: Array<() => void> | undefined;
 
   get signal(): CallSignal {
     return this;
@@ -39,20 +38,15 @@ export class CallAbort implements Abortable, CallSignal {
 
   addEventListener(_type: 'abort', listener: () => void): void {
     if (this.aborted) return;
-    const listeners = this.listeners;
-    if (listeners === undefined) this.listeners = listener;
-    else if (typeof listeners === 'function') {
-      if (listeners !== listener) this.listeners = [listeners, listener];
-    } else if (!listeners.includes(listener)) listeners.push(listener);
+    this.listeners ??= [];
+    if (!this.listeners.includes(listener)) this.listeners.push(listener);
   }
 
   removeEventListener(_type: 'abort', listener: () => void): void {
     const listeners = this.listeners;
-    if (listeners === listener) this.listeners = undefined;
-    else if (Array.isArray(listeners)) {
-      const index = listeners.indexOf(listener);
-      if (index !== -1) listeners.splice(index, 1);
-    }
+    if (!listeners) return;
+    const index = listeners.indexOf(listener);
+    if (index !== -1) listeners.splice(index, 1);
   }
 
   abort(reason: unknown = new DOMException('This operation was aborted', 'AbortError')): void {
@@ -61,7 +55,6 @@ export class CallAbort implements Abortable, CallSignal {
     this.reason = reason;
     const listeners = this.listeners;
     this.listeners = undefined;
-    if (typeof listeners === 'function') listeners();
-    else if (listeners) for (const listener of listeners) listener();
+    for (const listener of listeners ?? []) listener();
   }
 }
