@@ -78,10 +78,15 @@ export function bundleRevision(root: string, rev: string): { bundle: string; com
   const bundle = `dist/against-${commit.slice(0, 12)}.js`;
   try {
     execFileSync('git', ['worktree', 'add', '--detach', '--force', checkout, commit], { cwd: root, stdio: 'ignore' });
-    const build = (JSON.parse(execFileSync('npm', ['pkg', 'get', 'scripts.build'], { cwd: checkout, encoding: 'utf8' })) as string).split(' ');
-    if (build[0] !== 'esbuild') throw new Error(`${rev}'s build script is not an esbuild call: ${build.join(' ')}`);
-    const args = build.slice(1).map((part) => (part === 'src/main.ts' ? join(checkout, 'src/main.ts') : part.startsWith('--outfile=') ? `--outfile=${bundle}` : part));
+    // An esbuild call, then (since the twenty-third session) node scripts of the revision's own, such as the map's thinning.
+    const [esbuild, ...after] = (JSON.parse(execFileSync('npm', ['pkg', 'get', 'scripts.build'], { cwd: checkout, encoding: 'utf8' })) as string).split(' && ').map((step) => step.split(' '));
+    if (esbuild?.[0] !== 'esbuild') throw new Error(`${rev}'s build script does not start with an esbuild call: ${esbuild?.join(' ')}`);
+    const args = esbuild.slice(1).map((part) => (part === 'src/main.ts' ? join(checkout, 'src/main.ts') : part.startsWith('--outfile=') ? `--outfile=${bundle}` : part));
     execFileSync(join(root, 'node_modules', '.bin', 'esbuild'), args, { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+    for (const [command, script, ...rest] of after) {
+      if (command !== 'node' || !script) throw new Error(`${rev}'s build script has a step that is not a node script: ${command}`);
+      execFileSync(process.execPath, [join(checkout, script), ...rest.map((part) => part.replace('dist/main.js', bundle))], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+    }
   } finally {
     execFileSync('git', ['worktree', 'remove', '--force', checkout], { cwd: root, stdio: 'ignore' });
     rmSync(checkout, { recursive: true, force: true });

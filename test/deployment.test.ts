@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { SourceMap } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -72,12 +73,14 @@ describe('container deployment files (DESIGN §15)', () => {
     assert.match(env, /HOST=0\.0\.0\.0/, 'listens beyond the container');
   });
 
-  test("the bundle npm start builds: ASCII (V8 keeps a script's source one byte a character only then), Kysely inside it, other packages outside", () => {
+  test("the bundle npm start builds: ASCII (V8 keeps a script's source one byte a character only then), Kysely inside it, other packages outside, a thinned map that finds a function's source line", () => {
     const out = mkdtempSync(join(tmpdir(), 'tollgate-bundle-'));
     try {
       const build = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts.build!;
-      const [command, ...args] = build.replace('dist/main.js', join(out, 'main.js')).split(' ');
-      execFileSync(join(root, 'node_modules', '.bin', command!), args, { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+      for (const step of build.replaceAll('dist/main.js', join(out, 'main.js')).split(' && ')) {
+        const [command, ...args] = step.split(' ');
+        execFileSync(command === 'node' ? process.execPath : join(root, 'node_modules', '.bin', command!), args, { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+      }
       const bundle = readFileSync(join(out, 'main.js'));
       const first = bundle.findIndex((byte) => byte > 0x7f);
       assert.equal(first, -1, `a byte above 0x7f at ${first}: ${bundle.subarray(Math.max(0, first - 80), first + 40).toString()}`);
@@ -86,6 +89,17 @@ describe('container deployment files (DESIGN §15)', () => {
       assert.ok(!imported.has('kysely'), 'kysely is bundled, not imported');
       assert.match(bundle.toString(), /\bSelectQueryBuilderImpl\b/, "Kysely's query builder is in the bundle");
       for (const external of ['fastify', 'undici', 'zod', 'better-sqlite3']) assert.ok(imported.has(external), `${external} stays an import of node_modules`);
+      // The map is thinned (bin/thin-source-map.mjs) and still leads a stack frame to its source file and line.
+      const map = JSON.parse(readFileSync(join(out, 'main.js.map'), 'utf8')) as { names: string[]; mappings: string };
+      assert.deepEqual(map.names, []);
+      const text = bundle.toString();
+      const at = text.indexOf('function handBackMemory(');
+      assert.ok(at > 0, 'the bundle holds handBackMemory');
+      const preceding = text.slice(0, at).split('\n');
+      const entry = new SourceMap(map as never).findEntry(preceding.length - 1, preceding.at(-1)!.length) as { originalSource?: string; originalLine?: number };
+      const sourceLine = read('src/lib/idle-gc.ts').split('\n').findIndex((line) => line.includes('function handBackMemory('));
+      assert.ok(entry.originalSource?.endsWith('src/lib/idle-gc.ts'), `mapped to ${entry.originalSource}`);
+      assert.equal(entry.originalLine, sourceLine);
     } finally {
       rmSync(out, { recursive: true, force: true });
     }
