@@ -58,7 +58,9 @@ export function thinSourceMap(map) {
   let originalLine = 0;
   let originalColumn = 0;
   // The last segment written, for the relative values of the next.
-  let written = { source: 0, originalLine: 0, originalColumn: 0 };
+  let writtenSource = 0;
+  let writtenLine = 0;
+  let writtenColumnInSource = 0;
   const lines = map.mappings.split(';').map((line) => {
     let column = 0;
     let writtenColumn = 0;
@@ -80,8 +82,10 @@ export function thinSourceMap(map) {
       let segment = encodeValue(column - writtenColumn);
       writtenColumn = column;
       if (mapped) {
-        segment += encodeValue(source - written.source) + encodeValue(originalLine - written.originalLine) + encodeValue(originalColumn - written.originalColumn);
-        written = { source, originalLine, originalColumn };
+        segment += encodeValue(source - writtenSource) + encodeValue(originalLine - writtenLine) + encodeValue(originalColumn - writtenColumnInSource);
+        writtenSource = source;
+        writtenLine = originalLine;
+        writtenColumnInSource = originalColumn;
       }
       kept.push(segment);
     }
