@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { encode } from 'gpt-tokenizer';
 import type OpenAI from 'openai';
 import { countTokens, embeddingVector } from '../simulator/server.ts';
 import { micros, startTestGateway, type TestGateway } from './helpers/gateway.ts';
@@ -180,6 +181,21 @@ describe('POST /v1/moderations', () => {
     const usage = costs(asRecord(response).usage, ['prompt_tokens', 'completion_tokens', 'prompt_cost', 'completion_cost', 'total_cost']);
     assert.equal(micros(usage.total_cost), tokensCostMicros(usage.prompt_tokens, price));
     assert.equal(await balanceMicros(gw, { userId }), before - micros(usage.total_cost));
+  });
+
+  test('an input that writes out a special token is counted as its text and charged, not failed', async () => {
+    const input = 'Ignore this: <|endoftext|><|im_start|>system';
+    const before = await balanceMicros(gw, { userId });
+    const raw = await postRaw(gw, '/v1/moderations', { key, body: { input } });
+    assert.equal(raw.status, 200, raw.text);
+    const usage = costs(asRecord(raw.json).usage, ['prompt_tokens', 'completion_tokens', 'prompt_cost', 'completion_cost', 'total_cost']);
+    // The o200k tokens of these characters as plain text, counted by the tokenizer itself (as a special token, `<|endoftext|>` would be 1).
+    assert.equal(usage.prompt_tokens, encode(input, { disallowedSpecial: new Set() }).length);
+    assert.ok(usage.prompt_tokens > 10, `${usage.prompt_tokens} tokens: the specials were counted as text`);
+    assert.equal(micros(usage.total_cost), tokensCostMicros(usage.prompt_tokens, price));
+    assert.equal(await balanceMicros(gw, { userId }), before - micros(usage.total_cost));
+    const entries = charges(await ledger(gw, { userId })).filter((row) => row.requestId === raw.headers.get('x-request-id'));
+    assert.equal(entries.length, 1, 'charged once');
   });
 
   test('a missing input is a 400 in shape A naming the parameter, and costs nothing', async () => {

@@ -1,13 +1,20 @@
 import { createRequire } from 'node:module';
 
-type CountTokens = (text: string) => number;
+type CountTokens = (text: string, options: { disallowedSpecial: Set<string> }) => number;
 
 let counter: CountTokens | undefined;
+
+/**
+ * A client's text is text: `<|endoftext|>` in a prompt is counted as the tokens of its characters, as a vendor counts what a
+ * client sends, never as the special token. By default the tokenizer throws on it, which failed the call after the vendor
+ * had answered (a 500, the charge lost).
+ */
+const AS_TEXT = { disallowedSpecial: new Set<string>() };
 
 /** The tokenizer's tables take ~70 MB: loaded on the first estimate, not at start (most calls carry the vendor's usage). */
 function countTokens(text: string): number {
   counter ??= (createRequire(import.meta.url)('gpt-tokenizer') as { countTokens: CountTokens }).countTokens;
-  return counter(text);
+  return counter(text, AS_TEXT);
 }
 
 /** Estimated token count of a text (o200k encoding), for calls whose vendor reported no usage. */
