@@ -186,7 +186,7 @@ for (const [index, char] of [...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstu
 function decodeRanks(file: Uint8Array): { bytes: Uint8Array; starts: Uint32Array } {
   const bytes = new Uint8Array(Math.ceil((file.length * 3) / 4));
   let lines = 0;
-  for (const byte of file) if (byte === NEWLINE) lines++;
+  for (let at = file.indexOf(NEWLINE); at >= 0; at = file.indexOf(NEWLINE, at + 1)) lines++;
   const starts = new Uint32Array(lines + 2);
   let count = 0;
   let written = 0;

@@ -6,7 +6,7 @@ let counter: BytePairCounter | undefined;
 
 /**
  * o200k, from gpt-tokenizer's own rank file and split pattern. Built on the first estimate, not at start (most calls carry
- * the vendor's usage): ~55 ms once, ~5 MB outside the heap for the life of the process.
+ * the vendor's usage): ~30 ms once, ~5 MB outside the heap for the life of the process.
  */
 function o200k(): BytePairCounter {
   if (counter) return counter;
