@@ -198,16 +198,15 @@ describe('POST /v1/moderations', () => {
     assert.equal(entries.length, 1, 'charged once');
   });
 
-  test('an input of one word of a million letters is counted and charged while the gateway goes on answering', { timeout: 20_000 }, async () => {
+  // The estimate runs on the event loop. Merging by rescanning every pair (gpt-tokenizer's) held it 283 s for this input,
+  // the whole gateway with it; the test's timeout is the bound.
+  test('an input of one word of a million letters is counted and charged without holding the gateway', { timeout: 20_000 }, async () => {
     let word = '';
     for (let index = 0; word.length < 1_000_000; index++) word += String.fromCharCode(0x61 + ((index * 7919) % 26));
     const before = await balanceMicros(gw, { userId });
-    const started = Date.now();
-    // The estimate runs on the event loop: a quadratic merge (7 s for 160,000 letters) would hold the health check behind it.
     const [raw, health] = await Promise.all([postRaw(gw, '/v1/moderations', { key, body: { input: word } }), fetch(`${gw.url}/healthz`)]);
     assert.equal(raw.status, 200, raw.text.slice(0, 300));
     assert.equal(health.status, 200);
-    assert.ok(Date.now() - started < 10_000, `answered in ${Date.now() - started} ms`);
     const usage = costs(asRecord(raw.json).usage, ['prompt_tokens', 'completion_tokens', 'prompt_cost', 'completion_cost', 'total_cost']);
     assert.ok(usage.prompt_tokens > 100_000 && usage.prompt_tokens < 1_000_000, `${usage.prompt_tokens} tokens`);
     assert.equal(await balanceMicros(gw, { userId }), before - micros(usage.total_cost));

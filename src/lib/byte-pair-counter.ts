@@ -5,7 +5,7 @@
  * Why by hand, beside gpt-tokenizer (which ships the rank file and the pattern used here, and checks this count in the
  * tests): gpt-tokenizer holds o200k's 200,000 tokens as strings in a Map, which took 150–460 ms to build and +55–62 MB of
  * RSS for the life of the process, at the first estimate a gateway made. Here the tokens are one byte array and an
- * open-addressing table of ranks: ~4 MB, outside the JavaScript heap. And its merge rescans every pair after each merge,
+ * open-addressing table of ranks: ~5 MB, outside the JavaScript heap. And its merge rescans every pair after each merge,
  * which is quadratic in a piece's length: one 160,000-letter word held the event loop for 7 s.
  */
 export class BytePairCounter {
@@ -54,7 +54,8 @@ export class BytePairCounter {
 
   /**
    * A piece longer than `PIECE_CHARS` (a word of tens of thousands of letters, base64) is counted a slice at a time, so the
-   * work and the scratch memory stay bounded; the count then differs from the exact one by at most a token a cut.
+   * work and the scratch memory stay bounded; the count then differs from the exact one by about a token a cut (0 or ±1 in
+   * the tests).
    */
   #countPiece(piece: string): number {
     if (piece.length <= PIECE_CHARS) return this.#countBytes(piece);
@@ -70,6 +71,7 @@ export class BytePairCounter {
 
   #countBytes(piece: string): number {
     const length = encodeUtf8(piece, this.#piece);
+    // Every single byte is a token of a byte-level encoding.
     if (length === 1 || this.#rank(this.#piece, 0, length) >= 0) return 1;
     return this.#merge.parts(length, this.#rankInPiece);
   }
@@ -92,8 +94,8 @@ export const PIECE_CHARS = 8_192;
 /**
  * The merge of one piece, counting its parts. The parts are a linked list over byte offsets, and the adjacent pairs wait in
  * a binary heap keyed by (rank, offset), so the lowest rank — the leftmost of equals — merges first, as tiktoken's rescan
- * does, in O(n log n). A heap entry whose part has since merged or grown is stale and skipped: a part's pair only ever
- * grows, so its rank never returns to an old value.
+ * does, in O(n log n). A heap entry is stale, and skipped, once its part has been taken into the one before it (its pair
+ * rank is then -1) or its pair has grown: a part's pair only ever grows, so its rank never returns to an old value.
  */
 class PieceMerge {
   #next: Int32Array;
