@@ -39,6 +39,7 @@ export interface BatchedWriterOptions<Item> {
 export class BatchedWriter<Item> {
   private queue: Item[] = [];
   private current: Promise<void> | undefined;
+  private batch: readonly Item[] = [];
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   private retryMs = RETRY_FIRST_MS;
@@ -58,6 +59,11 @@ export class BatchedWriter<Item> {
     return this.current;
   }
 
+  /** The batch being written, if one is (empty otherwise): written or not, the writer has not heard yet. */
+  get writing(): readonly Item[] {
+    return this.batch;
+  }
+
   /** What waits to be written (not the batch in flight). */
   get queued(): readonly Item[] {
     return this.queue;
@@ -73,8 +79,10 @@ export class BatchedWriter<Item> {
     if (this.queue.length === 0) return;
     const batch = this.queue;
     this.queue = [];
+    this.batch = batch;
     this.current = this.write(batch).finally(() => {
       this.current = undefined;
+      this.batch = [];
     });
     await this.current;
   }

@@ -1,7 +1,7 @@
 import type SqliteDatabase from 'better-sqlite3';
 import { PostgresAdapter, sql, type Kysely, type Transaction } from 'kysely';
 import type { AccountRef } from '../features/accounts/accounts.ts';
-import type { AppendResult, BalanceMove, InsertedEntry, LeaseUse, LedgerEntry, LedgerPosition, LedgerRepository, LedgerWatcher } from '../features/billing/ledger.ts';
+import type { AppendResult, BalanceMove, InsertedEntry, LeaseUse, LedgerEntry, LedgerPosition, LedgerRepository, LedgerWatcher, UnwrittenEntry } from '../features/billing/ledger.ts';
 import { utcDayStart } from '../features/keys/spend-periods.ts';
 import type { Money } from '../lib/money.ts';
 import { moneyText, moneyTextOrNull } from './money-sql.ts';
@@ -13,6 +13,8 @@ import { oneByOneOnRewrite, ROWS_PER_INSERT, SqliteBatchInsert } from './sqlite-
  * a statement of fewer rows).
  */
 const INSERT_CHUNK = 16 * ROWS_PER_INSERT;
+/** Ids a query when a reservation asks which of a node's unacknowledged entries are written (under SQLite's 999 variables). */
+const WRITTEN_CHUNK = 500;
 
 /** A ledger row as the insert returns it (only rows actually inserted). */
 interface InsertedRow {
@@ -236,7 +238,13 @@ export class SqlLedgerRepository implements LedgerRepository {
     return transaction ? write(transaction, false) : oneByOneOnRewrite((chunked) => this.db.transaction().execute((trx) => write(trx, chunked)));
   }
 
-  async reserve(account: AccountRef, lease: LeaseUse, decide: (balance: Money, reservedByOthers: Money) => Money, now: number): Promise<{ balance: Money; reserved: Money } | undefined> {
+  async reserve(
+    account: AccountRef,
+    lease: LeaseUse,
+    decide: (balance: Money, reservedByOthers: Money, unwritten: Money) => Money,
+    now: number,
+    unacknowledged: () => readonly UnwrittenEntry[] = () => [],
+  ): Promise<{ balance: Money; reserved: Money } | undefined> {
     return this.db.transaction().execute(async (trx) => {
       // The account row is locked first, as the ledger write does, so reservations and writes on one account take turns.
       let query = trx.selectFrom(tableOf(account)).select(moneyText('balance_nano').as('balance')).where('id', '=', account.id);
@@ -251,8 +259,11 @@ export class SqlLedgerRepository implements LedgerRepository {
         .where('node', '<>', lease.node)
         .where('expires_at', '>', now)
         .executeTakeFirst();
+      const recorded = unacknowledged();
+      let unwritten = 0n;
+      for (const entry of recorded) unwritten += entry.amount;
       const balance = BigInt(row.balance);
-      const reserved = decide(balance, BigInt(others?.total ?? '0'));
+      const reserved = decide(balance, BigInt(others?.total ?? '0'), unwritten - (await this.writtenSum(trx, recorded)));
       await trx
         .insertInto('balance_leases')
         .values({ account_type: account.type, account_id: account.id, node: lease.node, amount_nano: reserved, expires_at: lease.expiresAt })
@@ -260,6 +271,17 @@ export class SqlLedgerRepository implements LedgerRepository {
         .execute();
       return { balance, reserved };
     });
+  }
+
+  /** The sum of those of `entries` the ledger holds (committed: with the account locked, a batch still writing has not moved it). */
+  private async writtenSum(trx: Transaction<Database>, entries: readonly UnwrittenEntry[]): Promise<Money> {
+    let written = 0n;
+    for (let start = 0; start < entries.length; start += WRITTEN_CHUNK) {
+      const ids = entries.slice(start, start + WRITTEN_CHUNK).map((entry) => entry.id);
+      const row = await trx.selectFrom('ledger').select(sql<string | null>`cast(sum(amount_nano) as text)`.as('total')).where('id', 'in', ids).executeTakeFirst();
+      written += BigInt(row?.total ?? '0');
+    }
+    return written;
   }
 
   async release(node: string): Promise<void> {

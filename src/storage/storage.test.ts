@@ -13,7 +13,7 @@ import { newId } from '../lib/ids.ts';
 import { SqlAccountsRepository } from './accounts-repository.ts';
 import { dropPostgresSchema, openStorage, reusingStatements, type Storage } from './database.ts';
 import { SqlKeysRepository } from './keys-repository.ts';
-import type { BalanceMove, LedgerEntry } from '../features/billing/ledger.ts';
+import type { BalanceMove, LedgerEntry, LedgerRepository } from '../features/billing/ledger.ts';
 import { SqlLedgerRepository } from './ledger-repository.ts';
 import { migrationProvider } from './migrations/index.ts';
 
@@ -286,6 +286,98 @@ for (const engine of engines) {
       await Promise.all([first.close(), second.close()]);
       assert.equal(await ledger.balance({ type: 'user', id }), 1_000_000_000n - 200n * 1_000n);
       assert.equal(await ledger.sum({ type: 'user', id }), 1_000_000_000n - 200n * 1_000n);
+    });
+
+    test("a reservation taken between a batch's commit and its acknowledgement does not grant that batch again", async () => {
+      // The race two processes met near the end of a balance (an overdraft of a batch's worth of calls): the batch's commit
+      // had taken its charges off the balance and the reservation, but the process had not yet heard, so a reservation
+      // decided meanwhile counted them as still to come and reserved them again.
+      const id = newId('user');
+      const account = { type: 'user' as const, id };
+      await accounts.createUser({ id, name: 'racing' }, clock.now());
+      await ledger.append([{ id: newId('ledger'), account, amount: 8_000_000n, kind: 'credit', requestId: null, model: null, description: 'top up', createdAt: clock.now() }]);
+      const gate = () => {
+        let resolve = () => {};
+        const promise = new Promise<void>((done) => (resolve = done));
+        return { promise, resolve: () => resolve() };
+      };
+      const acknowledged = gate();
+      const reserved = gate();
+      let holdAcknowledgements = false;
+      let decided = false;
+      const repository = new SqlLedgerRepository(storage.db, storage.sqlite);
+      const slow: LedgerRepository = Object.assign(Object.create(repository) as SqlLedgerRepository, {
+        append: async (...args: Parameters<SqlLedgerRepository['append']>) => {
+          const result = await repository.append(...args);
+          if (holdAcknowledgements) await acknowledged.promise;
+          return result;
+        },
+        reserve: async (...args: Parameters<SqlLedgerRepository['reserve']>) => {
+          const result = await repository.reserve(...args);
+          decided = holdAcknowledgements;
+          if (holdAcknowledgements) await reserved.promise;
+          return result;
+        },
+      });
+      const book = new BalanceBook(slow, clock, 60_000, silent);
+      try {
+        assert.equal(await book.isPositive(account), true, 'the whole balance reserved (it is below the smallest slice)');
+        for (let index = 0; index < 8; index += 1) book.record({ account, amount: -1_000_000n, kind: 'charge', requestId: `req_race_${index}`, model: 'm', description: 'c' });
+        assert.equal(await book.isPositive(account), false, 'the reservation is spent');
+        holdAcknowledgements = true;
+        const flushed = book.flush();
+        while ((await ledger.balance(account)) !== 0n) await new Promise((resolve) => setTimeout(resolve, 1));
+        // The batch has committed; its acknowledgement waits. A call now asks for a new reservation.
+        const admitted = book.isPositive(account);
+        while (!decided) await new Promise((resolve) => setTimeout(resolve, 1));
+        // The reservation has committed too; the batch's acknowledgement arrives first, then the reservation's.
+        acknowledged.resolve();
+        await flushed;
+        reserved.resolve();
+        assert.equal(await admitted, false, 'nothing is left to admit a call on');
+        assert.equal(await book.isPositive(account), false);
+        const lease = await storage.db.selectFrom('balance_leases').select(sql<string>`cast(amount_nano as text)`.as('amount')).where('account_id', '=', id).executeTakeFirstOrThrow();
+        assert.equal(lease.amount, '0', 'no reservation is held on an empty balance');
+      } finally {
+        holdAcknowledgements = false;
+        acknowledged.resolve();
+        reserved.resolve();
+        await book.close();
+      }
+      assert.equal(await ledger.balance(account), 0n);
+      assert.equal(await ledger.sum(account), 0n);
+    });
+
+    test("a reservation taken after a batch's acknowledgement was lost (committed, then the connection failed) does not grant it again", async () => {
+      const id = newId('user');
+      const account = { type: 'user' as const, id };
+      await accounts.createUser({ id, name: 'unacknowledged' }, clock.now());
+      await ledger.append([{ id: newId('ledger'), account, amount: 8_000_000n, kind: 'credit', requestId: null, model: null, description: 'top up', createdAt: clock.now() }]);
+      const repository = new SqlLedgerRepository(storage.db, storage.sqlite);
+      let loseAcknowledgement = false;
+      const lossy: LedgerRepository = Object.assign(Object.create(repository) as SqlLedgerRepository, {
+        append: async (...args: Parameters<SqlLedgerRepository['append']>) => {
+          const result = await repository.append(...args);
+          if (!loseAcknowledgement) return result;
+          loseAcknowledgement = false;
+          throw new Error('connection lost after the commit');
+        },
+      });
+      const book = new BalanceBook(lossy, clock, 60_000, silent);
+      try {
+        assert.equal(await book.isPositive(account), true);
+        for (let index = 0; index < 8; index += 1) book.record({ account, amount: -1_000_000n, kind: 'charge', requestId: `req_lost_${index}`, model: 'm', description: 'c' });
+        loseAcknowledgement = true;
+        await assert.rejects(book.flush(), /connection lost/);
+        assert.equal(await ledger.balance(account), 0n, 'the batch is in the ledger; the book holds it queued again');
+        assert.equal(await book.isPositive(account), false, 'nothing is left to admit a call on');
+        await book.flush();
+        assert.equal(await book.isPositive(account), false);
+      } finally {
+        await book.close();
+      }
+      assert.equal(await ledger.balance(account), 0n, 'the batch written again moved nothing');
+      assert.equal(await ledger.sum(account), 0n);
     });
 
     test('a revoked key is found no more as live, and revoking twice reports nothing', async () => {

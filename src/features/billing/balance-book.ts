@@ -106,8 +106,9 @@ export class BalanceBook {
       const result = await this.repository.reserve(
         account,
         { node: this.node, expiresAt },
-        (balance, reservedByOthers) => nextReservation(balance, reservedByOthers, state.pending < 0n ? state.pending : 0n),
+        (balance, reservedByOthers, unwritten) => nextReservation(balance, reservedByOthers, unwritten < 0n ? unwritten : 0n),
         now,
+        () => this.unacknowledged(account),
       );
       if (!result) return false;
       state.reserved = result.reserved;
@@ -117,6 +118,18 @@ export class BalanceBook {
       this.logger.warn({ err: error }, 'balance reservation failed; deciding from the last known balance');
       return state.stored + state.pending > 0n;
     }
+  }
+
+  /**
+   * The account's entries recorded and not yet heard written (their sum is its `pending`): the batch being written, then the
+   * queue. The reservation asks the ledger which of them it already holds.
+   */
+  private unacknowledged(account: AccountRef): LedgerEntry[] {
+    const key = accountKey(account);
+    const entries: LedgerEntry[] = [];
+    for (const entry of this.writer.writing) if (accountKey(entry.account) === key) entries.push(entry);
+    for (const entry of this.writer.queued) if (accountKey(entry.account) === key) entries.push(entry);
+    return entries;
   }
 
   /** An entry a caller wrote in its own transaction (a task's charge commits with the task): the listeners hear of it too. */

@@ -69,6 +69,9 @@ export interface LedgerWrite {
  */
 export type LedgerWatcher = (write: LedgerWrite, transaction: unknown) => Promise<void>;
 
+/** An entry a node has recorded and not yet heard written: it may be in the ledger already (its commit went unacknowledged). */
+export type UnwrittenEntry = Pick<LedgerEntry, 'id' | 'amount'>;
+
 export interface LedgerRepository {
   /**
    * Writes the entries and moves each account's balance by the sum of its entries, in one transaction. An entry whose id is
@@ -77,10 +80,20 @@ export interface LedgerRepository {
    */
   append(entries: readonly LedgerEntry[], transaction?: unknown, lease?: LeaseUse): Promise<AppendResult>;
   /**
-   * Sets this node's reservation on the account to what `decide` returns, given the balance and what other nodes hold
-   * reserved (unexpired), with the account locked meanwhile. Undefined for an unknown account.
+   * Sets this node's reservation on the account to what `decide` returns, given the balance, what other nodes hold
+   * reserved (unexpired) and what this node has recorded and not yet written, with the account locked meanwhile.
+   * `unacknowledged` is read once the account is locked: the entries this node has recorded on the account and not yet heard
+   * written. Those the ledger already holds do not count as unwritten — a batch whose commit went through before its
+   * acknowledgement reached the node is in the balance, and counting it again would reserve it twice. Undefined for an
+   * unknown account.
    */
-  reserve(account: AccountRef, lease: LeaseUse, decide: (balance: Money, reservedByOthers: Money) => Money, now: number): Promise<{ balance: Money; reserved: Money } | undefined>;
+  reserve(
+    account: AccountRef,
+    lease: LeaseUse,
+    decide: (balance: Money, reservedByOthers: Money, unwritten: Money) => Money,
+    now: number,
+    unacknowledged?: () => readonly UnwrittenEntry[],
+  ): Promise<{ balance: Money; reserved: Money } | undefined>;
   /** Gives back every reservation of the node (clean stop). */
   release(node: string): Promise<void>;
   balance(account: AccountRef): Promise<Money | undefined>;
