@@ -18,6 +18,7 @@ export class BytePairCounter {
   readonly #mask: number;
   /** A slice's UTF-8 bytes: at most three a UTF-16 code unit. */
   readonly #piece = new Uint8Array(3 * PIECE_CHARS);
+  readonly #utf8 = new TextEncoder();
   readonly #merge = new PieceMerge(3 * PIECE_CHARS);
   readonly #rankInPiece = (start: number, end: number): number => this.#rank(this.#piece, start, end);
 
@@ -70,7 +71,8 @@ export class BytePairCounter {
   }
 
   #countBytes(piece: string): number {
-    const length = encodeUtf8(piece, this.#piece);
+    // A lone surrogate becomes U+FFFD, as gpt-tokenizer's own encoding writes it.
+    const length = this.#utf8.encodeInto(piece, this.#piece).written;
     // Every single byte is a token of a byte-level encoding.
     if (length === 1 || this.#rank(this.#piece, 0, length) >= 0) return 1;
     return this.#merge.parts(length, this.#rankInPiece);
@@ -230,43 +232,6 @@ function fnv(bytes: Uint8Array, start: number, end: number): number {
 function sameBytes(a: Uint8Array, aStart: number, b: Uint8Array, bStart: number, length: number): boolean {
   for (let offset = 0; offset < length; offset++) if (a[aStart + offset] !== b[bStart + offset]) return false;
   return true;
-}
-
-/**
- * `text` as UTF-8 into `into`, a lone surrogate as U+FFFD (as TextEncoder writes it); the length written. By hand: a piece
- * is a few characters, and TextEncoder's call into C++ cost more than the encoding.
- */
-function encodeUtf8(text: string, into: Uint8Array): number {
-  let written = 0;
-  for (let index = 0; index < text.length; index++) {
-    let code = text.charCodeAt(index);
-    if (code < 0x80) {
-      into[written++] = code;
-      continue;
-    }
-    if (code < 0x800) {
-      into[written++] = 0xc0 | (code >> 6);
-      into[written++] = 0x80 | (code & 0x3f);
-      continue;
-    }
-    if (code >= 0xd800 && code <= 0xdfff) {
-      const low = index + 1 < text.length ? text.charCodeAt(index + 1) : 0;
-      if (code <= 0xdbff && isLowSurrogate(low)) {
-        code = 0x10000 + ((code - 0xd800) << 10) + (low - 0xdc00);
-        index++;
-        into[written++] = 0xf0 | (code >> 18);
-        into[written++] = 0x80 | ((code >> 12) & 0x3f);
-        into[written++] = 0x80 | ((code >> 6) & 0x3f);
-        into[written++] = 0x80 | (code & 0x3f);
-        continue;
-      }
-      code = 0xfffd;
-    }
-    into[written++] = 0xe0 | (code >> 12);
-    into[written++] = 0x80 | ((code >> 6) & 0x3f);
-    into[written++] = 0x80 | (code & 0x3f);
-  }
-  return written;
 }
 
 function isLowSurrogate(code: number): boolean {
