@@ -19,13 +19,19 @@ export interface BenchPlan {
   rateStepSeconds: number;
   /** Unmeasured pacing at the first rate before the steps, so connections and upstream pools are open. */
   rateWarmupSeconds: number;
-  /** Chunks per streamed reply in every streaming phase. */
+  /** Chunks per streamed reply in the first-token phase. */
   streamChunks: number;
   firstTokenWarmup: number;
   firstTokenStreams: number;
   /** Simultaneous streams tried in order; the phase stops at the first with an error. */
   streamSteps: number[];
-  /** Delay between streamed chunks during the concurrent-streams phase, so the streams overlap. */
+  /**
+   * The concurrent-streams phase: chunks per reply and the delay between them. Each stream lasts their product (4 s), longer
+   * than a gateway on this machine takes to open 1,000 of them (1–3.4 s measured), so the RSS is read with every stream of
+   * the step open at once. At 20 chunks (1 s) the first streams ended before the last opened: 507–745 of 1,000 were open
+   * together through Tollgate in earlier full runs, and the RSS figure was for those.
+   */
+  streamHeldChunks: number;
   streamChunkDelayMs: number;
   rssSampleMs: number;
   /** Each feature's cost (the request log; the key's limits with the channels): interleaved on/off saturation pairs, and each run's length. */
@@ -58,7 +64,7 @@ export function parsePlan(argv: readonly string[]): BenchPlan {
       process.exit(0);
     } else throw new Error(`unknown argument "${argument ?? ''}"\n${USAGE}`);
   }
-  const common = { peer, saturationConnections: 50, sustainedUpstreamMs: 20, streamChunks: 20, streamChunkDelayMs: 50, rssSampleMs: 200 };
+  const common = { peer, saturationConnections: 50, sustainedUpstreamMs: 20, streamChunks: 20, streamHeldChunks: 80, streamChunkDelayMs: 50, rssSampleMs: 200 };
   return quick
     ? {
         ...common,

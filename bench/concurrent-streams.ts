@@ -1,5 +1,5 @@
 // How many streams a target holds open at once: K streaming requests fired together while the simulator spaces its chunks
-// out, so every stream stays open about a second; a step passes when all K finish with 200 and `data: [DONE]`.
+// out, so every stream stays open for seconds (bench-plan.ts streamHeldChunks); a step passes when all K finish with 200 and `data: [DONE]`.
 
 import { Pool } from 'undici';
 import { setTimeout as sleep } from 'node:timers/promises';

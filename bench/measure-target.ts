@@ -70,7 +70,8 @@ export async function measureTarget(target: Target, simulator: SimulatorControl,
   );
   log(`[${target.name}] first token: p50 ${ms(firstToken.firstToken.p50)}, p99 ${ms(firstToken.firstToken.p99)}, errors ${firstToken.errors}, incomplete ${firstToken.incomplete}`);
 
-  const streams = await withSimulatorOptions(simulator, { chunkDelayMs: plan.streamChunkDelayMs }, { chunkDelayMs: 0 }, () =>
+  const held = { chunkDelayMs: plan.streamChunkDelayMs, streamChunks: plan.streamHeldChunks };
+  const streams = await withSimulatorOptions(simulator, held, { chunkDelayMs: 0, streamChunks: plan.streamChunks }, () =>
     measureConcurrentStreams(target, plan.streamSteps, plan.rssSampleMs, (step) =>
       log(
         `[${target.name}] ${step.streams} streams at once: ${step.peakOpen} open together, errors ${step.errors}, incomplete ${step.incomplete}, ` +

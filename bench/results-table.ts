@@ -122,7 +122,7 @@ export function planLine(plan: BenchPlan): string {
     `saturation: autocannon, ${plan.saturationConnections} connections × ${plan.saturationSeconds} s; ` +
     `sustained: ${plan.rateWarmupSeconds} s unmeasured, then paced steps ${plan.rateSteps.join(', ')} req/s × ${plan.rateStepSeconds} s, latency from scheduled send; ` +
     `first token: ${plan.firstTokenStreams} streams after ${plan.firstTokenWarmup} warm-up, one connection; ` +
-    `streams held: ${plan.streamChunkDelayMs} ms between chunks; RSS sampled every ${plan.rssSampleMs} ms. ` +
+    `streams held: ${plan.streamHeldChunks} chunks ${plan.streamChunkDelayMs} ms apart (${(plan.streamHeldChunks * plan.streamChunkDelayMs) / 1000} s a stream); RSS sampled every ${plan.rssSampleMs} ms. ` +
     `Load generator, simulator and gateway share the machine; targets run one after another.`
   );
 }
