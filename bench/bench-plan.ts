@@ -26,10 +26,10 @@ export interface BenchPlan {
   /** Simultaneous streams tried in order; the phase stops at the first with an error. */
   streamSteps: number[];
   /**
-   * The concurrent-streams phase: chunks per reply and the delay between them. Each stream lasts their product (4 s), longer
-   * than a gateway on this machine takes to open 1,000 of them (1–3.4 s measured), so the RSS is read with every stream of
-   * the step open at once. At 20 chunks (1 s) the first streams ended before the last opened: 507–745 of 1,000 were open
-   * together through Tollgate in earlier full runs, and the RSS figure was for those.
+   * The concurrent-streams phase: chunks per reply and the delay between them. Each stream lasts their product (8 s), longer
+   * than a gateway on this machine took to open 1,000 of them while relaying the first (up to ~5 s measured), so the RSS is
+   * read with every stream of the step open at once. At 20 chunks (1 s) the first streams ended before the last opened:
+   * 507–745 of 1,000 were open together through Tollgate in earlier full runs, and the RSS figure was for those.
    */
   streamHeldChunks: number;
   streamChunkDelayMs: number;
@@ -64,7 +64,7 @@ export function parsePlan(argv: readonly string[]): BenchPlan {
       process.exit(0);
     } else throw new Error(`unknown argument "${argument ?? ''}"\n${USAGE}`);
   }
-  const common = { peer, saturationConnections: 50, sustainedUpstreamMs: 20, streamChunks: 20, streamHeldChunks: 80, streamChunkDelayMs: 50, rssSampleMs: 200 };
+  const common = { peer, saturationConnections: 50, sustainedUpstreamMs: 20, streamChunks: 20, streamHeldChunks: 160, streamChunkDelayMs: 50, rssSampleMs: 200 };
   return quick
     ? {
         ...common,

@@ -3,6 +3,7 @@
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { BenchPlan } from './bench-plan.ts';
+import { DEFAULT_OPTIONS } from '../simulator/server.ts';
 import { measureConcurrentStreams, type StreamsResult } from './concurrent-streams.ts';
 import { measureFirstToken, measureRoundTrips, type FirstTokenResult, type RoundTripResult } from './one-connection.ts';
 import { measureSustainedRate, type SustainedResult } from './paced-rate.ts';
@@ -70,8 +71,11 @@ export async function measureTarget(target: Target, simulator: SimulatorControl,
   );
   log(`[${target.name}] first token: p50 ${ms(firstToken.firstToken.p50)}, p99 ${ms(firstToken.firstToken.p99)}, errors ${firstToken.errors}, incomplete ${firstToken.incomplete}`);
 
-  const held = { chunkDelayMs: plan.streamChunkDelayMs, streamChunks: plan.streamHeldChunks };
-  const streams = await withSimulatorOptions(simulator, held, { chunkDelayMs: 0, streamChunks: plan.streamChunks }, () =>
+  // The simulator splits its reply into at most one chunk a character, and its reply is ~4 bytes a token: a reply long
+  // enough for every held chunk (the default 16 tokens, ~64 characters, capped 80 chunks at ~64).
+  const held = { chunkDelayMs: plan.streamChunkDelayMs, streamChunks: plan.streamHeldChunks, replyTokens: Math.ceil(plan.streamHeldChunks / 3) };
+  const afterwards = { chunkDelayMs: 0, streamChunks: plan.streamChunks, replyTokens: DEFAULT_OPTIONS.replyTokens };
+  const streams = await withSimulatorOptions(simulator, held, afterwards, () =>
     measureConcurrentStreams(target, plan.streamSteps, plan.rssSampleMs, (step) =>
       log(
         `[${target.name}] ${step.streams} streams at once: ${step.peakOpen} open together, errors ${step.errors}, incomplete ${step.incomplete}, ` +
