@@ -24,6 +24,8 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY --from=build --chown=root:root /app/package.json /app/package-lock.json ./
 COPY --from=build --chown=root:root /app/node_modules ./node_modules
+# The project's own addon (src/lib/idle-gc.ts's malloc trim): node_modules links to it, built by `npm ci` above.
+COPY --from=build --chown=root:root /app/native ./native
 COPY --from=build --chown=root:root /app/dist ./dist
 COPY --from=build --chown=root:root /app/catalog ./catalog
 COPY --from=build --chown=root:root /app/bin ./bin

@@ -52,6 +52,15 @@ describe('container deployment files (DESIGN §15)', () => {
     assert.equal(nodeMajor(build), nodeMajor(runtime), 'the build stage compiles the addons for the runtime\'s node');
     assert.ok(build.some((step) => step.keyword === 'RUN' && /npm ci\b/.test(step.args) && /npm prune --omit=dev/.test(step.args)), 'dev dependencies pruned');
     assert.ok(!runtime.some((step) => step.keyword === 'RUN' && /npm (ci|install)/.test(step.args)), 'the runtime stage installs nothing more');
+    // A dependency of the project's own (native/malloc-trim) is a link from node_modules into the tree: the runtime stage
+    // must copy what it links to, or the link dangles there.
+    const lock = JSON.parse(read('package-lock.json')) as { packages: Record<string, { link?: boolean; resolved?: string }> };
+    const copied = runtime.filter((step) => step.keyword === 'COPY').map((step) => step.args.split(/\s+/).at(-1)!.replace(/^\.\//, ''));
+    for (const [path, entry] of Object.entries(lock.packages)) {
+      if (!entry.link) continue;
+      const top = entry.resolved!.split('/')[0]!;
+      assert.ok(copied.includes(top), `${path} links to ${entry.resolved}: the runtime stage copies ${top}/ (it copies ${copied.join(', ')})`);
+    }
     const user = runtime.filter((step) => step.keyword === 'USER').at(-1);
     assert.ok(user && !/^(root|0)(:|$)/.test(user.args), `runs as a non-root user: ${user?.args}`);
     const health = runtime.find((step) => step.keyword === 'HEALTHCHECK');

@@ -1,4 +1,5 @@
 import { getHeapStatistics } from 'node:v8';
+import { trimMalloc } from '@tollgate/malloc-trim';
 
 /**
  * When to hand memory back. Under load V8 lets the old generation grow up to four times what survived its last full
@@ -70,8 +71,13 @@ export function handBackMemory(collect: ExposedGc, v8Version = process.versions.
 /**
  * Runs `HeapReturner` once a second when the process has `--expose-gc` (npm start and the container pass it); without
  * it, a no-op. `activity` is read, not written: it counts answered requests. Returns the function that stops it.
+ *
+ * After each collection, glibc's `malloc_trim(0)` (native/malloc-trim, where it was built): the load also grew the C
+ * heap (glibc's main arena: V8's compilers, the HTTP parser, sockets) from ~7 MB to 28–42 MB, and free() gives back only
+ * the top of it; the trim releases the free pages below memory still in use. In the benchmark's sequence it took 2–12 ms
+ * (beside the collection's tens) and lowered the RSS with 1,000 streams held after the earlier load by ~11 MB.
  */
-export function startIdleCollector(activity: { requests: number }, tickMs = 1_000, quietTicks = 5): () => void {
+export function startIdleCollector(activity: { requests: number }, tickMs = 1_000, quietTicks = 5, trim = trimMalloc): () => void {
   const collect = (globalThis as { gc?: ExposedGc }).gc;
   if (!collect) return () => {};
   const heapBytes = (): number => getHeapStatistics().total_heap_size;
@@ -79,6 +85,7 @@ export function startIdleCollector(activity: { requests: number }, tickMs = 1_00
   const timer = setInterval(() => {
     if (!returner.tick(activity.requests, heapBytes())) return;
     handBackMemory(collect);
+    trim?.();
     returner.collected(activity.requests, heapBytes());
   }, tickMs);
   timer.unref();
