@@ -2,8 +2,8 @@
 // changed only for the phase that needs them and restored afterwards.
 
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { BenchPlan } from './bench-plan.ts';
 import { DEFAULT_OPTIONS } from '../simulator/server.ts';
+import type { BenchPlan } from './bench-plan.ts';
 import { measureConcurrentStreams, type StreamsResult } from './concurrent-streams.ts';
 import { measureFirstToken, measureRoundTrips, type FirstTokenResult, type RoundTripResult } from './one-connection.ts';
 import { measureSustainedRate, type SustainedResult } from './paced-rate.ts';
