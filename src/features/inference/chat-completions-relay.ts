@@ -1,6 +1,7 @@
 import type { ChatChunk, ChatRequest, ChatStreamEvent, ChatUsage, JsonObject } from '../../core/chat-types.ts';
 import { ScannedChatChunk, type ScannedUsage } from '../../dialects/openai/chat-chunk-scan.ts';
 import { decodeJsonText, escapeJsonText } from '../../lib/json-scan.ts';
+import { ProducedText } from '../../lib/produced-text.ts';
 import { sseFrame } from '../../lib/sse-writer.ts';
 import { priceUsage } from '../billing/pricing.ts';
 import type { ModelCall } from './model-call.ts';
@@ -19,7 +20,7 @@ export class ChatCompletionsRelay implements RelayDialect<ChatStreamEvent> {
   private readonly redirected: boolean;
   private usage: ChatUsage | undefined;
   /** The deltas' text so far, JSON-escaped (scanned frames keep it so; decoded only for an estimate). */
-  private produced = '';
+  private readonly produced = new ProducedText();
   private first = true;
 
   constructor(
@@ -48,13 +49,13 @@ export class ChatCompletionsRelay implements RelayDialect<ChatStreamEvent> {
   }
 
   charge(): void {
-    this.book(this.usage, this.usage ? '' : decodeJsonText(this.produced));
+    this.book(this.usage, this.usage ? '' : decodeJsonText(this.produced.text));
   }
 
   /** A frame the vendor's reader scanned (no tool calls, no error): passed on, or only its `"usage":null` cut. */
   private scanned(frame: ScannedChatChunk): string | undefined {
     if (frame.usageObject) return this.scannedUsage(frame, frame.usageObject);
-    this.produced += frame.escapedText;
+    this.produced.add(frame.escapedText);
     if (this.redirected) return this.rewritten(frame.chunk, false);
     if (!frame.usageNull || this.clientWantsUsage) return frame.raw;
     return this.withoutUsageNull(frame.raw) ?? this.rewritten(frame.chunk, false);
@@ -74,7 +75,7 @@ export class ChatCompletionsRelay implements RelayDialect<ChatStreamEvent> {
   }
 
   private parsed(chunk: ChatChunk, raw: string): string | undefined {
-    for (const choice of chunk.choices ?? []) this.produced += escapeJsonText(deltaText(choice.delta));
+    for (const choice of chunk.choices ?? []) this.produced.add(escapeJsonText(deltaText(choice.delta)));
     if (chunk.usage) this.usage = chunk.usage;
     const isUsageFrame = chunk.usage != null && (chunk.choices?.length ?? 0) === 0;
     if (isUsageFrame && !this.clientWantsUsage) return undefined;

@@ -2,6 +2,7 @@ import type { EventSourceMessage } from 'eventsource-parser';
 import type { JsonObject } from '../../core/chat-types.ts';
 import { decodeJsonText, escapedStringValues, escapeJsonText } from '../../lib/json-scan.ts';
 import { extended } from '../../lib/objects.ts';
+import { ProducedText } from '../../lib/produced-text.ts';
 import { sseFrame } from '../../lib/sse-writer.ts';
 import type { UpstreamBody } from '../../providers/http-client.ts';
 import { readServerSentEventBatches } from '../../providers/sse-reader.ts';
@@ -21,7 +22,7 @@ class MessagesRelay implements RelayDialect<EventSourceMessage> {
   private usage: JsonObject | undefined;
   private outputSeen = false;
   /** The deltas' text, JSON-escaped. */
-  private produced = '';
+  private readonly produced = new ProducedText();
 
   constructor(
     private readonly service: MessagesService,
@@ -46,10 +47,10 @@ class MessagesRelay implements RelayDialect<EventSourceMessage> {
     } else if (event === 'content_block_delta') {
       // Scanned, not parsed (one per token or so): the text of the delta, kept JSON-escaped until an estimate needs it.
       const text = escapedStringValues(message.data, DELTA_TEXT);
-      if (text !== undefined) this.produced += text;
+      if (text !== undefined) this.produced.add(text);
       else {
         const delta = (JSON.parse(message.data) as { delta?: JsonObject }).delta;
-        if (delta) this.produced += escapeJsonText((delta.text ?? delta.partial_json ?? delta.thinking ?? '') as string);
+        if (delta) this.produced.add(escapeJsonText((delta.text ?? delta.partial_json ?? delta.thinking ?? '') as string));
       }
     }
     return sseFrame(message.data, event);
@@ -65,7 +66,7 @@ class MessagesRelay implements RelayDialect<EventSourceMessage> {
   }
 
   charge(): void {
-    this.service.chargeStream(this.prepared, this.usage, this.outputSeen, this.outputSeen ? '' : decodeJsonText(this.produced));
+    this.service.chargeStream(this.prepared, this.usage, this.outputSeen, this.outputSeen ? '' : decodeJsonText(this.produced.text));
   }
 }
 

@@ -1,6 +1,7 @@
 import type { EventSourceMessage } from 'eventsource-parser';
 import type { ChatStreamEvent, ChatUsage, JsonObject } from '../../core/chat-types.ts';
 import { ResponsesStreamRenderer, type ResponseStreamEvent } from '../../dialects/openai/responses-stream.ts';
+import { ProducedText } from '../../lib/produced-text.ts';
 import { sseFrame } from '../../lib/sse-writer.ts';
 import { estimateTokens, textOf } from '../../lib/token-estimate.ts';
 import type { ChatStream } from '../../providers/provider.ts';
@@ -22,7 +23,7 @@ const frames = (events: readonly ResponseStreamEvent[]): string | undefined =>
 class TranslatedRelay implements RelayDialect<ChatStreamEvent> {
   private readonly renderer: ResponsesStreamRenderer;
   private usage: ChatUsage | undefined;
-  private produced = '';
+  private readonly produced = new ProducedText();
   response: JsonObject | undefined;
 
   constructor(
@@ -41,8 +42,8 @@ class TranslatedRelay implements RelayDialect<ChatStreamEvent> {
     const { chunk } = event;
     if (chunk.usage) this.usage = chunk.usage;
     for (const choice of chunk.choices ?? []) {
-      this.produced += deltaText(choice.delta);
-      if (typeof choice.delta?.reasoning_content === 'string') this.produced += choice.delta.reasoning_content;
+      this.produced.add(deltaText(choice.delta));
+      if (typeof choice.delta?.reasoning_content === 'string') this.produced.add(choice.delta.reasoning_content);
     }
     events.push(...this.renderer.chunk(chunk));
     return frames(events);
@@ -53,14 +54,14 @@ class TranslatedRelay implements RelayDialect<ChatStreamEvent> {
   }
 
   finished(): string | undefined {
-    const usage = this.usage ?? estimateUsage(this.prepared.chat, this.produced);
+    const usage = this.usage ?? estimateUsage(this.prepared.chat, this.produced.text);
     const { events, response } = this.renderer.finish(usage, estimateTokens(this.renderer.thinking));
     this.response = response;
     return frames(events);
   }
 
   charge(): void {
-    this.service.charge(this.prepared.call, tokenUsageFromChat(this.usage ?? estimateUsage(this.prepared.chat, this.produced)));
+    this.service.charge(this.prepared.call, tokenUsageFromChat(this.usage ?? estimateUsage(this.prepared.chat, this.produced.text)));
   }
 }
 
@@ -81,7 +82,7 @@ export async function* relayTranslatedStream(service: ResponsesService, prepared
  */
 class PassthroughRelay implements RelayDialect<EventSourceMessage> {
   private usage: JsonObject | undefined;
-  private produced = '';
+  private readonly produced = new ProducedText();
   private first = true;
   id: string | undefined;
 
@@ -100,7 +101,7 @@ class PassthroughRelay implements RelayDialect<EventSourceMessage> {
     const response = data?.response as JsonObject | undefined;
     if (response && typeof response.id === 'string') this.id ??= response.id;
     if (response?.usage && typeof response.usage === 'object') this.usage = response.usage as JsonObject;
-    if (typeof data?.delta === 'string') this.produced += data.delta;
+    if (typeof data?.delta === 'string') this.produced.add(data.delta);
     const { resolution } = this.prepared.call;
     const first = this.first;
     this.first = false;
@@ -125,7 +126,7 @@ class PassthroughRelay implements RelayDialect<EventSourceMessage> {
     if (!this.usage) {
       const { request } = this.prepared;
       tokens.inputTokens = estimateTokens(textOf(request.input) + (request.instructions ?? ''));
-      tokens.outputTokens = estimateTokens(this.produced);
+      tokens.outputTokens = estimateTokens(this.produced.text);
     }
     this.service.charge(this.prepared.call, tokens);
   }
