@@ -75,7 +75,7 @@ export function handBackMemory(collect: ExposedGc, v8Version = process.versions.
  * After each collection, glibc's `malloc_trim(0)` (native/malloc-trim, where it was built): the load also grew the C
  * heap (glibc's main arena: V8's compilers, the HTTP parser, sockets) from ~7 MB to 28–42 MB, and free() gives back only
  * the top of it; the trim releases the free pages below memory still in use. In the benchmark's sequence it took 2–12 ms
- * (beside the collection's tens) and lowered the RSS with 1,000 streams held after the earlier load by ~11 MB.
+ * (beside the collection's tens) and lowered the RSS with 1,000 streams held after the earlier load by ~10 MB.
  */
 export function startIdleCollector(activity: { requests: number }, tickMs = 1_000, quietTicks = 5, trim = trimMalloc): () => void {
   const collect = (globalThis as { gc?: ExposedGc }).gc;
