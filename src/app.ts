@@ -84,6 +84,7 @@ import { registerMessagesRoutes } from './http/routes/messages.ts';
 import { registerModelsRoute } from './http/routes/models.ts';
 import { registerModerationsRoute } from './http/routes/moderations.ts';
 import type { Clock } from './lib/clock.ts';
+import type { Activity } from './lib/idle-gc.ts';
 import { newId } from './lib/ids.ts';
 import { jsonShape } from './lib/json-depth.ts';
 import { decodeUtf8 } from './lib/utf8.ts';
@@ -203,8 +204,8 @@ export interface Services {
   fileUrl: FileUrl;
   metrics: Metrics;
   readiness: ReadinessService;
-  /** Requests answered so far (the idle collector watches it). */
-  activity: { requests: number };
+  /** Requests begun and answered so far (the idle collector watches them). */
+  activity: Activity;
   http: HttpClient;
   clock: Clock;
   config: Readonly<Config>;
@@ -367,7 +368,7 @@ export function createServices(dependencies: AppDependencies): Services {
     fileUrl,
     metrics,
     readiness: new ReadinessService({ database: () => storage.ping(), ...(bus.ping ? { redis: () => bus.ping!() } : {}) }, () => book.health(), () => requestLog.health()),
-    activity: { requests: 0 },
+    activity: { started: 0, requests: 0 },
     http,
     clock,
     config,

@@ -79,6 +79,8 @@ test('a stream whose client leaves is still counted, logged and seen by the idle
     await reader.read();
     abort.abort();
     while (gw.app.services.activity.requests === before) await sleep(10);
+    const { started, requests } = gw.app.services.activity;
+    assert.equal(started, requests, 'every request begun is answered: none is left counted as in flight');
     const line = accessLines(gw.logLines).find((entry) => entry.reqId === response.headers.get('x-request-id'));
     assert.equal(line?.aborted, true);
     assert.equal(line?.route, 'chat.completions');

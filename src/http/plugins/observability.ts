@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import { levels } from 'pino';
 import type { RequestLog } from '../../features/usage/request-log-writer.ts';
+import type { Activity } from '../../lib/idle-gc.ts';
 import type { HistogramSeries, Metrics, Tally } from '../../lib/metrics.ts';
 import { formatMoney } from '../../lib/money.ts';
 import { routeSettings } from '../context.ts';
@@ -22,7 +23,7 @@ const CLIENT_CLOSED = 499;
  * held while the handler runs (a stream's charge is booked when its relay ends, which may be after the close), closed with
  * the response. Billed non-stream answers carry `x-tollgate-cost`.
  */
-export function registerObservability(app: FastifyInstance, metrics: Metrics, activity: { requests: number }, requestLog: RequestLog): void {
+export function registerObservability(app: FastifyInstance, metrics: Metrics, activity: Activity, requestLog: RequestLog): void {
   app.decorateRequest('startedAt', 0n);
   app.decorateRequest('trace', undefined);
   app.decorateRequest('settings', undefined);
@@ -69,6 +70,7 @@ export function registerObservability(app: FastifyInstance, metrics: Metrics, ac
 
   app.addHook('onRequest', (request, reply, done) => {
     request.startedAt = process.hrtime.bigint();
+    activity.started += 1;
     request.trace = requestLog.begin(request.id, performance.now());
     reply.header('x-request-id', request.id);
     // 'close' comes once for every response, finished or cut off. Fastify's onResponse never comes for a hijacked
