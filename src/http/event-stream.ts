@@ -2,7 +2,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_CATALOGUE, GatewayError } from '../core/errors.ts';
 import type { Abortable } from '../lib/call-abort.ts';
 import { extended } from '../lib/objects.ts';
-import { writeFrames } from '../lib/sse-writer.ts';
+import type { PushSource } from '../lib/push-stream.ts';
+import { sendFrames } from '../lib/sse-writer.ts';
 import { toCatalogueError } from './plugins/errors.ts';
 
 /** What every event stream answers with, after the headers the request's hooks set (rate limits, deprecation). */
@@ -14,14 +15,14 @@ const STREAM_HEADERS = {
 } as const;
 
 /**
- * Answers with a server-sent-events stream. `frames` yields whole frames; when the client goes away the source generator
- * is closed (its `finally` blocks book the charge) and `abort` stops the upstream call. A failure after the head is sent
- * becomes the dialect's error frame (`errorFrame`).
+ * Answers with a server-sent-events stream. `frames` pushes whole frames; when the client goes away the source is closed
+ * (a relay books its charge) and `abort` stops the upstream call. A failure after the head is sent becomes the dialect's
+ * error frame (`errorFrame`).
  */
 export async function sendEventStream(
   request: FastifyRequest,
   reply: FastifyReply,
-  frames: AsyncGenerator<string>,
+  frames: PushSource<string>,
   abort: Abortable,
   errorFrame: (error: GatewayError) => string,
 ): Promise<void> {
@@ -37,11 +38,8 @@ export async function sendEventStream(
   reply.hijack();
   response.writeHead(200, extended(reply.getHeaders() as Record<string, string>, STREAM_HEADERS));
   try {
-    const open = await writeFrames(response, frames, trace ? () => trace.firstFrame(performance.now()) : undefined);
-    if (!open) {
-      trace?.failed('client_closed');
-      await frames.return(undefined);
-    }
+    const open = await sendFrames(response, frames, trace ? () => trace.firstFrame(performance.now()) : undefined);
+    if (!open) trace?.failed('client_closed');
   } catch (raw) {
     // A stream cut on purpose (its key revoked) says why, not how the upstream call happened to end.
     const reason: unknown = abort.signal.aborted ? abort.signal.reason : undefined;

@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Readable } from 'node:stream';
 import { test } from 'node:test';
 import { setTimeout } from 'node:timers/promises';
-import { readServerSentEventBatches } from '../providers/sse-reader.ts';
-import { sseFrame, writeFrames } from './sse-writer.ts';
+import { serverSentEvents } from '../providers/sse-reader.ts';
+import { pushed } from './push-stream.ts';
+import { sendFrames, sseFrame } from './sse-writer.ts';
 
 test('sseFrame: one line as is; a payload of several lines as one data line each, read back the same', async () => {
   assert.equal(sseFrame('{"a":1}'), 'data: {"a":1}\n\n');
@@ -14,13 +14,13 @@ test('sseFrame: one line as is; a payload of several lines as one data line each
   const pretty = JSON.stringify({ usage: { prompt_tokens: 7 }, choices: [] }, null, 2);
   const crlf = '{\r\n"a": 1\r}';
   assert.equal(sseFrame(crlf), 'data: {\ndata: "a": 1\ndata: }\n\n');
-  const read: string[] = [];
-  for await (const batch of readServerSentEventBatches(Readable.from([sseFrame(pretty), sseFrame(pretty, 'done')]))) for (const message of batch) read.push(message.data);
+  const decoder = serverSentEvents();
+  const read = [...decoder.feed(sseFrame(pretty)), ...decoder.feed(sseFrame(pretty, 'done')), ...decoder.end()].map((message) => message.data);
   assert.deepEqual(read.map((data) => JSON.parse(data) as unknown), [JSON.parse(pretty), JSON.parse(pretty)]);
   assert.throws(() => sseFrame('x', 'bad\nname'), /CR or LF/);
 });
 
-/** A server whose one response is written by `writeFrames` from `frames`; resolves what writeFrames returned and each write. */
+/** A server whose one response is written by `sendFrames` from `frames` (pushed); resolves what sendFrames returned and each write. */
 async function serveFrames(frames: () => AsyncIterable<string>): Promise<{ origin: string; writes: string[]; result: Promise<boolean>; close: () => Promise<void> }> {
   const writes: string[] = [];
   let settle!: (open: boolean) => void;
@@ -32,7 +32,7 @@ async function serveFrames(frames: () => AsyncIterable<string>): Promise<{ origi
       writes.push(chunk);
       return write(chunk);
     }) as typeof response.write;
-    void writeFrames(response, frames()).then((open) => {
+    void sendFrames(response, pushed(frames())).then((open) => {
       settle(open);
       response.end();
     });
@@ -51,7 +51,7 @@ async function serveFrames(frames: () => AsyncIterable<string>): Promise<{ origi
   };
 }
 
-test('writeFrames: frames that come in one tick go out as one write; a frame that comes later is written in its own tick', async () => {
+test('sendFrames: frames that come in one tick go out as one write; a frame that comes later is written in its own tick', async () => {
   let release!: () => void;
   const later = new Promise<void>((resolve) => (release = resolve));
   const served = await serveFrames(async function* () {
@@ -79,7 +79,7 @@ test('writeFrames: frames that come in one tick go out as one write; a frame tha
   }
 });
 
-test('writeFrames: a client that does not read holds the frames back (back-pressure), and then gets every one in order', async () => {
+test('sendFrames: a client that does not read holds the frames back (back-pressure), and then gets every one in order', async () => {
   const FRAMES = 2_000;
   let produced = 0;
   const frame = (index: number): string => sseFrame(`${String(index).padStart(6, '0')}${'x'.repeat(16_000)}`);
@@ -109,25 +109,26 @@ test('writeFrames: a client that does not read holds the frames back (back-press
   }
 });
 
-test('writeFrames: frames before a failure are written before it is thrown, so an error frame written after comes last', async () => {
+test('sendFrames: frames before a failure are written before it is thrown, so an error frame written after comes last', async () => {
   const writes: string[] = [];
   const response = {
     destroyed: false,
     writableEnded: false,
-    writableNeedDrain: false,
     write: (chunk: string) => writes.push(chunk) > 0,
+    on: () => undefined,
+    off: () => undefined,
   } as unknown as ServerResponse;
   const failing = async function* (): AsyncGenerator<string> {
     yield sseFrame('1');
     yield sseFrame('2');
     throw new Error('vendor cut the stream');
   };
-  await assert.rejects(writeFrames(response, failing()), /vendor cut the stream/);
+  await assert.rejects(sendFrames(response, pushed(failing())), /vendor cut the stream/);
   response.write(sseFrame('error'));
   assert.deepEqual(writes, ['data: 1\n\ndata: 2\n\n', 'data: error\n\n']);
 });
 
-test('writeFrames: a client gone in the middle ends it with false and stops pulling frames', async () => {
+test('sendFrames: a client gone in the middle ends it with false and stops pulling frames', async () => {
   let produced = 0;
   const served = await serveFrames(async function* () {
     for (let index = 0; index < 1_000_000; index++) {

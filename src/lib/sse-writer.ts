@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import type { PushSource } from './push-stream.ts';
 
 /** One server-sent event; the event name may not hold CR or LF (it would forge frames). */
 export function sseFrame(data: string, event?: string): string {
@@ -16,61 +17,80 @@ export function sseFrame(data: string, event?: string): string {
 const COALESCE_LIMIT = 65_536;
 
 /**
- * Writes frames to a response as they come, honouring back-pressure. Stops (and returns false) when the client has gone;
- * the caller then closes its source, which aborts the upstream call.
+ * Writes a push source's frames to a response as they come, honouring back-pressure (the source is paused while the
+ * response's buffer is full, resumed on `drain`). Resolves true when the source ended, false when the client went away
+ * first (the source is then closed, which aborts the upstream, and awaited: its charge is booked); rejects with the
+ * source's failure.
  *
- * Frames that arrive in the same tick (several frames in one read of the vendor's body) go out as one write at the end of
- * that tick, as one chunk of the chunked encoding: Node corks a response's socket until the next tick anyway, but each
- * `write` adds its own chunk header, buffer entries and strings to encode (issue 16: a 20-frame stream's writes were a
- * third of its CPU). No frame waits longer than the tick it arrived in; whatever is pending is written before this
- * returns or throws, so an error frame the caller writes after comes after it.
+ * Frames that arrive in the same tick (several reads of the vendor's body handled in one turn of the event loop) go out
+ * as one write at the end of that tick, as one chunk of the chunked encoding: Node corks a response's socket until the
+ * next tick anyway, but each `write` adds its own chunk header, buffer entries and strings to encode (issue 16: a
+ * 20-frame stream's writes were a third of its CPU). No frame waits longer than the tick it arrived in; whatever is
+ * pending is written before this settles, so an error frame the caller writes after comes after it.
  */
-export async function writeFrames(response: ServerResponse, frames: AsyncIterable<string>, onFirstFrame?: () => void): Promise<boolean> {
-  let first = true;
-  let pending = '';
-  let scheduled = false;
-  const flush = (): void => {
-    scheduled = false;
-    if (pending === '') return;
-    const text = pending;
-    pending = '';
-    if (response.destroyed || response.writableEnded) return;
-    response.write(text);
-  };
-  try {
-    for await (const frame of frames) {
-      if (response.destroyed || response.writableEnded) return false;
-      if (first) {
-        first = false;
-        onFirstFrame?.();
+export function sendFrames(response: ServerResponse, frames: PushSource<string>, onFirstFrame?: () => void): Promise<boolean> {
+  return new Promise<boolean>((resolve, reject) => {
+    let first = true;
+    let pending = '';
+    let scheduled = false;
+    let settled = false;
+    let waitingDrain = false;
+    const flush = (): void => {
+      scheduled = false;
+      if (pending === '') return;
+      const text = pending;
+      pending = '';
+      if (response.destroyed || response.writableEnded) return;
+      if (!response.write(text) && !waitingDrain && !settled) {
+        waitingDrain = true;
+        frames.pause();
+        response.once('drain', onDrain);
       }
-      // Back-pressure from an earlier write (it may have drained since: hence the flag, not write's own answer).
-      if (response.writableNeedDrain && !(await drained(response))) return false;
-      pending += frame;
-      if (pending.length >= COALESCE_LIMIT) flush();
-      else if (!scheduled) {
-        scheduled = true;
-        process.nextTick(flush);
-      }
-    }
-  } finally {
-    flush();
-  }
-  return !response.destroyed;
-}
-
-/** Resolves true when the response can take more, false when the client went away first. */
-function drained(response: ServerResponse): Promise<boolean> {
-  return new Promise<boolean>((resolve) => {
+    };
     const onDrain = (): void => {
+      waitingDrain = false;
+      if (!settled) frames.resume();
+    };
+    const done = (): void => {
+      settled = true;
+      flush();
       response.off('close', onClose);
-      resolve(true);
+      if (waitingDrain) response.off('drain', onDrain);
     };
     const onClose = (): void => {
-      response.off('drain', onDrain);
-      resolve(false);
+      if (settled) return;
+      done();
+      frames.close().then(() => resolve(false), reject);
     };
-    response.once('drain', onDrain);
-    response.once('close', onClose);
+    response.on('close', onClose);
+    if (response.destroyed) {
+      onClose();
+      return;
+    }
+    frames.start({
+      next(text) {
+        if (settled) return;
+        if (first) {
+          first = false;
+          onFirstFrame?.();
+        }
+        pending += text;
+        if (pending.length >= COALESCE_LIMIT) flush();
+        else if (!scheduled) {
+          scheduled = true;
+          process.nextTick(flush);
+        }
+      },
+      end() {
+        if (settled) return;
+        done();
+        resolve(!response.destroyed);
+      },
+      fail(error) {
+        if (settled) return;
+        done();
+        reject(error);
+      },
+    });
   });
 }

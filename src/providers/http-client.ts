@@ -2,6 +2,7 @@ import { Agent, errors, util, type Dispatcher, type FormData } from 'undici';
 import { UpstreamError } from './upstream-error.ts';
 import { decodeUtf8 } from '../lib/utf8.ts';
 import type { CallSignal } from '../lib/call-abort.ts';
+import type { Sink } from '../lib/push-stream.ts';
 
 /**
  * A 2xx answer's body as it arrives: its chunks by async iteration (once), or the whole of it. `destroy` stops reading a
@@ -11,6 +12,14 @@ export interface UpstreamBody extends AsyncIterable<Buffer> {
   /** True once the body ended, failed or was destroyed. */
   readonly destroyed: boolean;
   destroy(): void;
+  /**
+   * Pushes the chunks to `sink` as they arrive instead (in place of iteration: a body is read once), then its end or its
+   * failure (the caller's abort is one); a body destroyed by its reader tells the sink nothing more. The sink must not throw.
+   */
+  start(sink: Sink<Buffer>): void;
+  /** Pauses the vendor's connection after the chunk under way (back-pressure of a pushed body). */
+  pause(): void;
+  resume(): void;
   text(): Promise<string>;
   json(): Promise<unknown>;
   arrayBuffer(): Promise<ArrayBuffer>;
@@ -259,11 +268,12 @@ const enum BodyState {
 }
 
 /**
- * One call of `send`, and the 2xx body it hands out: undici's dispatcher pushes chunks in, the reader pulls them out by
- * async iteration. A chunk arriving while the reader waits goes to it directly; otherwise it is queued, and above
+ * One call of `send`, and the 2xx body it hands out: undici's dispatcher pushes chunks in, and the reader either takes
+ * them pushed (`start`: each chunk handed to its sink in undici's own call, the streamed calls' way) or pulls them out
+ * by async iteration. A chunk arriving while the puller waits goes to it directly; otherwise it is queued, and above
  * HIGH_WATER_BYTES the connection is paused (backpressure) until the queue is read. A transport failure after the head
- * reaches the reader as the error of its next read, after the chunks that came before it; the caller's abort is one.
- * A non-2xx answer is read whole and rejects as UpstreamError, as `sendForText` does.
+ * reaches the reader after the chunks that came before it (as the error of its next read, or its sink's `fail`); the
+ * caller's abort is one. A non-2xx answer is read whole and rejects as UpstreamError, as `sendForText` does.
  */
 class BodyHandler extends CallHandler<UpstreamResponse> implements UpstreamBody, AsyncIterableIterator<Buffer> {
   private state = BodyState.Head;
@@ -273,6 +283,11 @@ class BodyHandler extends CallHandler<UpstreamResponse> implements UpstreamBody,
   private iterated = false;
   private failure: unknown;
   private waiting: { resolve: (result: IteratorResult<Buffer>) => void; reject: (error: unknown) => void } | undefined;
+  /** The pushed reader (`start`). */
+  private sink: Sink<Buffer> | undefined;
+  /** A pushed reader asked for a pause (`pause`); `held` once undici was told to stop reading. */
+  private readerPaused = false;
+  private held = false;
   /** Makes undici read on after `onData` answered false (the connection paused for backpressure). */
   private resumeCall: (() => void) | undefined;
 
@@ -292,6 +307,13 @@ class BodyHandler extends CallHandler<UpstreamResponse> implements UpstreamBody,
       return true;
     }
     if (this.state !== BodyState.Reading) return true;
+    const sink = this.sink;
+    if (sink) {
+      sink.next(chunk);
+      if (!this.readerPaused) return true;
+      this.held = true;
+      return false;
+    }
     const waiting = this.waiting;
     if (waiting) {
       this.waiting = undefined;
@@ -312,6 +334,10 @@ class BodyHandler extends CallHandler<UpstreamResponse> implements UpstreamBody,
     }
     if (this.state !== BodyState.Reading) return;
     this.state = BodyState.Ended;
+    if (this.sink) {
+      this.sink.end();
+      return;
+    }
     const waiting = this.waiting;
     this.waiting = undefined;
     waiting?.resolve(DONE);
@@ -327,6 +353,10 @@ class BodyHandler extends CallHandler<UpstreamResponse> implements UpstreamBody,
     if (this.state !== BodyState.Reading) return;
     this.state = BodyState.Failed;
     this.failure = error;
+    if (this.sink) {
+      this.sink.fail(error);
+      return;
+    }
     const waiting = this.waiting;
     this.waiting = undefined;
     waiting?.reject(error);
@@ -349,9 +379,43 @@ class BodyHandler extends CallHandler<UpstreamResponse> implements UpstreamBody,
   }
 
   [Symbol.asyncIterator](): AsyncIterableIterator<Buffer> {
+    this.once();
+    return this;
+  }
+
+  start(sink: Sink<Buffer>): void {
+    this.once();
+    // What came before the reader: handed over first, and a connection paused for it (high water) goes on reading.
+    const wasPaused = this.paused;
+    this.paused = false;
+    this.queuedBytes = 0;
+    for (let chunk = this.queue.shift(); chunk !== undefined; chunk = this.queue.shift()) {
+      sink.next(chunk);
+      if (this.state === BodyState.Destroyed) return;
+    }
+    if (this.state === BodyState.Ended) sink.end();
+    else if (this.state === BodyState.Failed) sink.fail(this.failure);
+    else if (this.state === BodyState.Reading) {
+      this.sink = sink;
+      if (wasPaused && !this.readerPaused) this.resumeCall?.();
+      else if (wasPaused) this.held = true;
+    }
+  }
+
+  pause(): void {
+    this.readerPaused = true;
+  }
+
+  resume(): void {
+    this.readerPaused = false;
+    if (!this.held) return;
+    this.held = false;
+    if (this.state === BodyState.Reading) this.resumeCall?.();
+  }
+
+  private once(): void {
     if (this.iterated) throw new Error('An upstream body can be read only once.');
     this.iterated = true;
-    return this;
   }
 
   next(): Promise<IteratorResult<Buffer>> {

@@ -9,6 +9,7 @@ import type {
   ModerationResponse,
 } from '../core/chat-types.ts';
 import type { CallSignal } from '../lib/call-abort.ts';
+import type { PushSource } from '../lib/push-stream.ts';
 
 export interface CallOptions {
   /** Aborts the upstream call (client went away, shutdown). */
@@ -24,12 +25,13 @@ export interface CallOptions {
 }
 
 /**
- * An upstream stream: single use. Iterate it once, event by event or `batches()` (the events of one read of the body
- * together, for a relay); `close()` aborts the upstream call when the consumer stops early. Iteration throws UpstreamError
- * when the connection breaks. Providers build it with `openChatStream` (chat-stream.ts), whose comment is the full contract.
+ * An upstream stream: single use. Read it once, event by event by async iteration or pushed by `source()` (the events of
+ * one read of the body together, for a relay); `close()` aborts the upstream call when the consumer stops early. Reading
+ * fails with UpstreamError when the connection breaks. Providers build it with `openChatStream` (chat-stream.ts), whose
+ * comment is the full contract.
  */
 export interface ChatStream extends AsyncIterable<ChatStreamEvent> {
-  batches(): AsyncIterable<readonly ChatStreamEvent[]>;
+  source(): PushSource<readonly ChatStreamEvent[]>;
   close(): void;
 }
 

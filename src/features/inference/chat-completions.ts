@@ -14,6 +14,7 @@ import { pricedUsageText, withCosts, type PricedUsage } from './priced-usage.ts'
 import { relayStream } from './stream-relay.ts';
 import { tokenUsageFromChat } from './usage.ts';
 import type { CallSignal } from '../../lib/call-abort.ts';
+import type { PushSource } from '../../lib/push-stream.ts';
 
 const CHAT_KINDS = ['chat'] as const;
 /** What a stream's upstream request adds to a body without stream_options (`openStream`). */
@@ -117,13 +118,13 @@ export class ChatCompletionsService {
    * Relays an upstream stream to the client as SSE frames (rules: ChatCompletionsRelay); the charge is booked once at its end.
    * `clientBody` (the bytes sent for `request`) stands for the request while the stream lasts (`promptOf`).
    */
-  relay(call: ModelCall, request: ChatRequest, stream: ChatStream, clientBody?: Buffer): AsyncGenerator<string> {
+  relay(call: ModelCall, request: ChatRequest, stream: ChatStream, clientBody?: Buffer): PushSource<string> {
     const prompt = promptOf(request, clientBody);
     const dialect = new ChatCompletionsRelay(call, request, (usage, produced) => {
       const tokens = tokenUsageFromChat(usage ?? estimatedUsage(prompt(), produced));
       chargeCall(this.dependencies, call, priceUsage(call.resolution.billed, tokens), tokens, 'chat.completions');
     });
-    return relayStream(stream.batches(), () => stream.close(), dialect);
+    return relayStream(stream.source(), dialect);
   }
 }
 

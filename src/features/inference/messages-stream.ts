@@ -5,9 +5,10 @@ import { extended } from '../../lib/objects.ts';
 import { ProducedText } from '../../lib/produced-text.ts';
 import { sseFrame } from '../../lib/sse-writer.ts';
 import type { UpstreamBody } from '../../providers/http-client.ts';
-import { readServerSentEventBatches } from '../../providers/sse-reader.ts';
+import { decodedStream, serverSentEvents } from '../../providers/sse-reader.ts';
 import type { MessagesService, PreparedMessages } from './messages.ts';
 import { relayStream, type RelayDialect } from './stream-relay.ts';
+import type { PushSource } from '../../lib/push-stream.ts';
 
 /** The keys whose string values are a delta's text (text, tool input, thinking), up to the value's opening quote. */
 const DELTA_TEXT = /"(text|partial_json|thinking)"[ \t\r\n]*:[ \t\r\n]*"/g;
@@ -74,9 +75,6 @@ class MessagesRelay implements RelayDialect<EventSourceMessage> {
  * Relays a Messages stream as it arrives, the frames of each read of the body together; the charge is booked once when the
  * relay ends for any reason.
  */
-export function relayMessagesStream(service: MessagesService, prepared: PreparedMessages, body: UpstreamBody): AsyncGenerator<string> {
-  const close = (): void => {
-    if (!body.destroyed) body.destroy();
-  };
-  return relayStream(readServerSentEventBatches(body), close, new MessagesRelay(service, prepared));
+export function relayMessagesStream(service: MessagesService, prepared: PreparedMessages, body: UpstreamBody): PushSource<string> {
+  return relayStream(decodedStream(body, serverSentEvents()), new MessagesRelay(service, prepared));
 }

@@ -21,6 +21,7 @@ import { tokenUsageFromChat, tokenUsageFromResponses } from '../inference/usage.
 import { relayPassthroughStream, relayTranslatedStream } from './responses-stream.ts';
 import type { ResponsesRepository, StoredResponse } from './stored-responses.ts';
 import type { CallSignal } from '../../lib/call-abort.ts';
+import type { PushSource } from '../../lib/push-stream.ts';
 
 const CHAT_KINDS = ['chat'] as const;
 const DAY_MS = 86_400_000;
@@ -187,7 +188,7 @@ export class ResponsesService {
    * A stream, with fallbacks until the vendor accepted it (before any byte reached the client): the frames to relay and the
    * call that serves them. Nothing after that is retried.
    */
-  async openStream(prepared: PreparedResponse, signal: CallSignal): Promise<{ served: PreparedResponse; frames: AsyncGenerator<string> }> {
+  async openStream(prepared: PreparedResponse, signal: CallSignal): Promise<{ served: PreparedResponse; frames: PushSource<string> }> {
     return this.withResponseFallbacks(prepared, async (current) => {
       if (current.mode === 'passthrough') return { served: current, frames: this.relayPassthrough(current, await this.sendPassthrough(current, true, signal)) };
       return { served: current, frames: this.relayTranslated(current, await this.openTranslatedStream(current, signal)) };
@@ -220,12 +221,12 @@ export class ResponsesService {
   }
 
   /** Relays a translated stream as Responses events (rules: responses-stream.ts); charged once, stored at its end. */
-  private relayTranslated(prepared: TranslatedCall, stream: ChatStream): AsyncGenerator<string> {
+  private relayTranslated(prepared: TranslatedCall, stream: ChatStream): PushSource<string> {
     return relayTranslatedStream(this, prepared, stream, (error) => this.dependencies.report(error, 'storing a streamed response failed'));
   }
 
   /** Relays a pass-through stream as the vendor sent it (rules: responses-stream.ts); charged once, its id recorded. */
-  private relayPassthrough(prepared: PassthroughCall, upstream: UpstreamResponse): AsyncGenerator<string> {
+  private relayPassthrough(prepared: PassthroughCall, upstream: UpstreamResponse): PushSource<string> {
     return relayPassthroughStream(this, prepared, upstream, (error) => this.dependencies.report(error, 'recording a streamed response failed'));
   }
 

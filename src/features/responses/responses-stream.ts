@@ -6,12 +6,13 @@ import { sseFrame } from '../../lib/sse-writer.ts';
 import { estimateTokens, textOf } from '../../lib/token-estimate.ts';
 import type { ChatStream } from '../../providers/provider.ts';
 import type { UpstreamResponse } from '../../providers/http-client.ts';
-import { readServerSentEventBatches } from '../../providers/sse-reader.ts';
+import { decodedStream, serverSentEvents } from '../../providers/sse-reader.ts';
 import { estimateUsage } from '../inference/chat-completions.ts';
 import { deltaText } from '../inference/chat-completions-relay.ts';
 import { relayStream, type RelayDialect } from '../inference/stream-relay.ts';
 import { tokenUsageFromChat, tokenUsageFromResponses } from '../inference/usage.ts';
 import type { PassthroughCall, ResponsesService, TranslatedCall } from './responses-service.ts';
+import type { PushSource } from '../../lib/push-stream.ts';
 
 const frames = (events: readonly ResponseStreamEvent[]): string | undefined =>
   events.length === 0 ? undefined : events.map((event) => sseFrame(JSON.stringify(event), event.type)).join('');
@@ -66,13 +67,9 @@ class TranslatedRelay implements RelayDialect<ChatStreamEvent> {
 }
 
 /** Relays a translated stream; once it has ended (charged), a finished response is stored before the client sees the end. */
-export async function* relayTranslatedStream(service: ResponsesService, prepared: TranslatedCall, stream: ChatStream, report: (error: unknown) => void): AsyncGenerator<string> {
+export function relayTranslatedStream(service: ResponsesService, prepared: TranslatedCall, stream: ChatStream, report: (error: unknown) => void): PushSource<string> {
   const relay = new TranslatedRelay(service, prepared);
-  try {
-    yield* relayStream(stream.batches(), () => stream.close(), relay);
-  } finally {
-    if (relay.response) await service.storeTranslated(prepared, relay.response).catch(report);
-  }
+  return relayStream(stream.source(), relay, () => (relay.response ? service.storeTranslated(prepared, relay.response).catch(report) : Promise.resolve()));
 }
 
 /**
@@ -133,15 +130,7 @@ class PassthroughRelay implements RelayDialect<EventSourceMessage> {
 }
 
 /** Relays a pass-through stream; the response id it announced is recorded (its owner) before the client sees the end. */
-export async function* relayPassthroughStream(service: ResponsesService, prepared: PassthroughCall, upstream: UpstreamResponse, report: (error: unknown) => void): AsyncGenerator<string> {
+export function relayPassthroughStream(service: ResponsesService, prepared: PassthroughCall, upstream: UpstreamResponse, report: (error: unknown) => void): PushSource<string> {
   const relay = new PassthroughRelay(service, prepared);
-  const body = upstream.body;
-  const close = (): void => {
-    if (!body.destroyed) body.destroy();
-  };
-  try {
-    yield* relayStream(readServerSentEventBatches(body), close, relay);
-  } finally {
-    if (relay.id) await service.recordPassthrough(prepared, relay.id).catch(report);
-  }
+  return relayStream(decodedStream(upstream.body, serverSentEvents()), relay, () => (relay.id ? service.recordPassthrough(prepared, relay.id).catch(report) : Promise.resolve()));
 }

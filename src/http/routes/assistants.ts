@@ -12,6 +12,7 @@ import { sseFrame } from '../../lib/sse-writer.ts';
 import { renderErrorA } from '../../core/errors.ts';
 import { callerOf, walletFromQuery } from '../caller.ts';
 import { sendEventStream } from '../event-stream.ts';
+import { pushed } from '../../lib/push-stream.ts';
 import { toCatalogueError } from '../plugins/errors.ts';
 
 const pageNumber = (max: number, fallback: number) =>
@@ -120,6 +121,6 @@ export async function answerChat(request: FastifyRequest, reply: FastifyReply, c
     }
     yield sseFrame('[DONE]');
   })();
-  await sendEventStream(request, reply, frames, turn.abort, (error) => sseFrame(JSON.stringify(renderErrorA(error))));
+  await sendEventStream(request, reply, pushed(frames), turn.abort, (error) => sseFrame(JSON.stringify(renderErrorA(error))));
   return reply;
 }

@@ -11,7 +11,7 @@ import type { ChannelClient } from '../channels/channel-client.ts';
 import type { UpstreamResponse } from '../http-client.ts';
 import type { CallOptions, ChatStream, Provider } from '../provider.ts';
 import { openChatStream } from '../chat-stream.ts';
-import { readServerSentEventBatches } from '../sse-reader.ts';
+import { ServerSentEventDecoder } from '../sse-reader.ts';
 import { UpstreamError } from '../upstream-error.ts';
 import { anthropicMessageSchema } from './anthropic-api-schemas.ts';
 import { anthropicHeaders, anthropicUrl } from './anthropic-api.ts';
@@ -51,23 +51,14 @@ export class AnthropicChatProvider implements Provider {
       createdSeconds: unixSeconds(this.clock),
       reasoning: body.thinking !== undefined,
     });
-    async function* events(stream: UpstreamResponse['body']): AsyncGenerator<ChatStreamEvent[]> {
-      for await (const messages of readServerSentEventBatches(stream)) {
-        const batch: ChatStreamEvent[] = [];
-        for (const message of messages) {
-          const event = parseAnthropicStreamEvent(message.data);
-          if (!event) continue;
-          for (const converted of converter.convert(event)) batch.push(converted);
-          // Both end the message; nothing the vendor might still send belongs to it.
-          if (event.type === 'message_stop' || event.type === 'error') {
-            if (batch.length > 0) yield batch;
-            return;
-          }
-        }
-        if (batch.length > 0) yield batch;
-      }
-    }
-    return openChatStream(options.signal, (signal) => this.send(body, options, signal, { accept: 'text/event-stream' }), events);
+    const decoder = new ServerSentEventDecoder<ChatStreamEvent>((message, out) => {
+      const event = parseAnthropicStreamEvent(message.data);
+      if (!event) return;
+      for (const converted of converter.convert(event)) out.push(converted);
+      // Both end the message; nothing the vendor might still send belongs to it.
+      return event.type === 'message_stop' || event.type === 'error';
+    });
+    return openChatStream(options.signal, (signal) => this.send(body, options, signal, { accept: 'text/event-stream' }), decoder);
   }
 
   embeddings(): Promise<EmbeddingsResponse> {

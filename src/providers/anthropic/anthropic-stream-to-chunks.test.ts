@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { Readable } from 'node:stream';
 import { describe, test } from 'node:test';
 import type { ChatChunk, ChatStreamEvent, JsonObject } from '../../core/chat-types.ts';
-import { readServerSentEventBatches } from '../sse-reader.ts';
+import { serverSentEvents } from '../sse-reader.ts';
 import { UpstreamError } from '../upstream-error.ts';
 import { anthropicMessageSchema } from './anthropic-api-schemas.ts';
 import { AnthropicStreamToChunks, parseAnthropicStreamEvent } from './anthropic-stream-to-chunks.ts';
@@ -19,7 +18,8 @@ async function convertStream(sse: string, includeUsage: boolean, reasoning = fal
   for (let at = 0; at < bytes.length; at += 37) pieces.push(bytes.subarray(at, at + 37));
   const converter = new AnthropicStreamToChunks({ includeUsage, createdSeconds: CREATED, reasoning });
   const out: ChatStreamEvent[] = [];
-  for await (const batch of readServerSentEventBatches(Readable.from(pieces))) {
+  const decoder = serverSentEvents();
+  for (const batch of [...pieces.map((piece) => decoder.feed(piece)), decoder.end()]) {
     for (const message of batch) {
       const event = parseAnthropicStreamEvent(message.data);
       if (event) out.push(...converter.convert(event));

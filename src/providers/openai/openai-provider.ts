@@ -12,10 +12,10 @@ import type {
 import { scanChatChunk } from '../../dialects/openai/chat-chunk-scan.ts';
 import { extended } from '../../lib/objects.ts';
 import type { ChannelClient } from '../channels/channel-client.ts';
-import { parseJsonBody, type UpstreamResponse } from '../http-client.ts';
+import { parseJsonBody } from '../http-client.ts';
 import type { CallOptions, ChatStream, Provider } from '../provider.ts';
 import { openChatStream } from '../chat-stream.ts';
-import { readServerSentEventBatches } from '../sse-reader.ts';
+import { ServerSentEventDecoder, type StreamDecoder } from '../sse-reader.ts';
 import { UpstreamError } from '../upstream-error.ts';
 import { openAiHeaders, openAiUrl, type OpenAiEndpoint } from './openai-api.ts';
 
@@ -39,7 +39,7 @@ export class OpenAiProvider implements Provider {
   chatCompletionStream(request: ChatRequest, options: CallOptions): Promise<ChatStream> {
     const body = options.body ?? JSON.stringify(request);
     const target = (endpoint: OpenAiEndpoint) => ({ url: openAiUrl(endpoint, '/chat/completions'), headers: extended(openAiHeaders(endpoint, options.requestId), { accept: 'text/event-stream' }) });
-    return openChatStream(options.signal, (signal) => this.http.send(target, { body, signal }, options.route), openAiStreamEvents);
+    return openChatStream(options.signal, (signal) => this.http.send(target, { body, signal }, options.route), openAiStreamDecoder());
   }
 
   embeddings(request: EmbeddingsRequest, options: CallOptions): Promise<EmbeddingsResponse> {
@@ -65,22 +65,17 @@ export class OpenAiProvider implements Provider {
 const textOf = (answer: { text: string }): string => answer.text;
 
 /**
- * OpenAI's chat stream as canonical events, a batch a read of the body; `[DONE]` ends it. A frame is scanned, not parsed (ScannedChatChunk, a
+ * OpenAI's chat stream as canonical events; `[DONE]` completes it. A frame is scanned, not parsed (ScannedChatChunk, a
  * top-level usage object parsed alone), unless it carries what must be read as JSON: an error, tool calls.
  */
-function openAiStreamEvents(body: UpstreamResponse['body']): AsyncGenerator<ChatStreamEvent[]> {
-  // After `[DONE]` the body is read to its end (the vendor ends it there) rather than left: leaving the loop before its end
-  // aborts the request, and the pool would lose a connection it can reuse. A body that breaks off after `[DONE]` lost
-  // nothing: the stream was complete.
-  let done = false;
-  const event = ({ data }: { data: string }): ChatStreamEvent | undefined => {
-    if (done) return undefined;
-    if (data === '[DONE]') {
-      done = true;
-      return undefined;
-    }
+function openAiStreamDecoder(): StreamDecoder<ChatStreamEvent> {
+  return new ServerSentEventDecoder<ChatStreamEvent>(({ data }, out) => {
+    if (data === '[DONE]') return true;
     const scanned = scanChatChunk(data);
-    if (scanned) return scanned;
+    if (scanned) {
+      out.push(scanned);
+      return;
+    }
     let parsed: unknown;
     try {
       parsed = JSON.parse(data);
@@ -88,8 +83,7 @@ function openAiStreamEvents(body: UpstreamResponse['body']): AsyncGenerator<Chat
       throw new UpstreamError(502, data, 'text/plain', 'upstream sent a frame that is not JSON');
     }
     const object = parsed as JsonObject;
-    if (object.error && typeof object.error === 'object') return { kind: 'error', error: object.error as JsonObject, raw: data };
-    return { kind: 'chunk', chunk: object as ChatChunk, raw: data };
-  };
-  return readServerSentEventBatches(body, event, () => done);
+    if (object.error && typeof object.error === 'object') out.push({ kind: 'error', error: object.error as JsonObject, raw: data });
+    else out.push({ kind: 'chunk', chunk: object as ChatChunk, raw: data });
+  });
 }
