@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { setTimeout } from 'node:timers/promises';
 import { serverSentEvents } from '../providers/sse-reader.ts';
@@ -20,18 +20,12 @@ test('sseFrame: one line as is; a payload of several lines as one data line each
   assert.throws(() => sseFrame('x', 'bad\nname'), /CR or LF/);
 });
 
-/** A server whose one response is written by `sendFrames` from `frames` (pushed); resolves what sendFrames returned and each write. */
-async function serveFrames(frames: () => AsyncIterable<string>): Promise<{ origin: string; writes: string[]; result: Promise<boolean>; close: () => Promise<void> }> {
-  const writes: string[] = [];
+/** A server whose one response is written by `sendFrames` from `frames` (pushed); resolves what sendFrames returned. */
+async function serveFrames(frames: () => AsyncIterable<string>): Promise<{ origin: string; port: number; result: Promise<boolean>; close: () => Promise<void> }> {
   let settle!: (open: boolean) => void;
   const result = new Promise<boolean>((resolve) => (settle = resolve));
   const server = createServer((_request, response) => {
     response.writeHead(200, { 'content-type': 'text/event-stream' });
-    const write = response.write.bind(response) as (chunk: string) => boolean;
-    response.write = ((chunk: string) => {
-      writes.push(chunk);
-      return write(chunk);
-    }) as typeof response.write;
     void sendFrames(response, pushed(frames())).then((open) => {
       settle(open);
       response.end();
@@ -42,7 +36,7 @@ async function serveFrames(frames: () => AsyncIterable<string>): Promise<{ origi
   const { port } = server.address() as AddressInfo;
   return {
     origin: `http://127.0.0.1:${port}`,
-    writes,
+    port,
     result,
     close: () => {
       server.closeAllConnections();
@@ -51,7 +45,50 @@ async function serveFrames(frames: () => AsyncIterable<string>): Promise<{ origi
   };
 }
 
-test('sendFrames: frames that come in one tick go out as one write; a frame that comes later is written in its own tick', async () => {
+/**
+ * A client that reads the response's bytes as they came: the head, then each chunk of the chunked encoding as the server
+ * framed it (its size line checked against its bytes). `waitFor(n)` resolves once n chunks arrived.
+ */
+function rawClient(port: number) {
+  const socket = connect(port, '127.0.0.1');
+  socket.write('GET / HTTP/1.1\r\nhost: test\r\n\r\n');
+  let bytes = Buffer.alloc(0);
+  let head: string | undefined;
+  const chunks: string[] = [];
+  let ended = false;
+  const waiters: Array<() => void> = [];
+  socket.on('data', (data: Buffer) => {
+    bytes = Buffer.concat([bytes, data]);
+    if (head === undefined) {
+      const end = bytes.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      head = bytes.subarray(0, end).toString('latin1');
+      bytes = bytes.subarray(end + 4);
+    }
+    for (;;) {
+      const line = bytes.indexOf('\r\n');
+      if (line < 0) break;
+      const size = Number.parseInt(bytes.subarray(0, line).toString('latin1'), 16);
+      if (bytes.length < line + 2 + size + 2) break;
+      assert.equal(bytes.subarray(line + 2 + size, line + 4 + size).toString('latin1'), '\r\n', 'a chunk ends where its size line says');
+      if (size === 0) ended = true;
+      else chunks.push(bytes.subarray(line + 2, line + 2 + size).toString('utf8'));
+      bytes = bytes.subarray(line + 4 + size);
+    }
+    for (const wake of waiters.splice(0)) wake();
+  });
+  return {
+    chunks,
+    head: () => head,
+    ended: () => ended,
+    async waitFor(test: () => boolean): Promise<void> {
+      while (!test()) await new Promise<void>((resolve) => waiters.push(resolve));
+    },
+    close: () => socket.destroy(),
+  };
+}
+
+test('sendFrames: frames that come in one tick go out as one chunk; a frame that comes later is a chunk of its own, sized in bytes', { timeout: 10_000 }, async () => {
   let release!: () => void;
   const later = new Promise<void>((resolve) => (release = resolve));
   const served = await serveFrames(async function* () {
@@ -59,20 +96,43 @@ test('sendFrames: frames that come in one tick go out as one write; a frame that
     yield sseFrame('2');
     yield sseFrame('3');
     await later;
-    yield sseFrame('4');
+    yield sseFrame('4 — café, 日本');
+    yield sseFrame('5');
+  });
+  const client = rawClient(served.port);
+  try {
+    // The first three arrive while the fourth is still held back: nothing waits for more frames to come.
+    await client.waitFor(() => client.chunks.length === 1);
+    assert.match(client.head()!, /^HTTP\/1\.1 200 OK\r\n[^]*transfer-encoding: chunked/i);
+    assert.deepEqual(client.chunks, ['data: 1\n\ndata: 2\n\ndata: 3\n\n']);
+    release();
+    await client.waitFor(() => client.ended());
+    assert.deepEqual(client.chunks, ['data: 1\n\ndata: 2\n\ndata: 3\n\n', 'data: 4 — café, 日本\n\ndata: 5\n\n']);
+    assert.equal(await served.result, true);
+    // The same frames served again, read by an HTTP client that checks the framing (undici): every frame, in order.
+    assert.equal(await (await fetch(served.origin)).text(), 'data: 1\n\ndata: 2\n\ndata: 3\n\ndata: 4 — café, 日本\n\ndata: 5\n\n');
+  } finally {
+    client.close();
+    await served.close();
+  }
+});
+
+test('sendFrames: an HTTP/1.0 client (no chunked encoding) gets the frames as they are, the end of the body closing the connection', { timeout: 10_000 }, async () => {
+  const served = await serveFrames(async function* () {
+    yield sseFrame('1');
+    await setTimeout(20);
+    yield sseFrame('2 — 日本');
   });
   try {
-    const response = await fetch(served.origin);
-    const reader = response.body!.getReader();
-    const decoder = new TextDecoder();
-    let text = '';
-    // The first three arrive while the fourth is still held back: nothing waits for more frames to come.
-    while (!text.includes('data: 3\n\n')) text += decoder.decode((await reader.read()).value);
-    assert.equal(text, 'data: 1\n\ndata: 2\n\ndata: 3\n\n');
-    release();
-    for (let part = await reader.read(); !part.done; part = await reader.read()) text += decoder.decode(part.value);
-    assert.equal(text, 'data: 1\n\ndata: 2\n\ndata: 3\n\ndata: 4\n\n');
-    assert.deepEqual(served.writes, ['data: 1\n\ndata: 2\n\ndata: 3\n\n', 'data: 4\n\n']);
+    const socket = connect(served.port, '127.0.0.1');
+    socket.write('GET / HTTP/1.0\r\n\r\n');
+    const received: Buffer[] = [];
+    socket.on('data', (data: Buffer) => received.push(data));
+    await once(socket, 'end');
+    const text = Buffer.concat(received).toString('utf8');
+    assert.match(text, /^HTTP\/1\.1 200 OK\r\n/);
+    assert.doesNotMatch(text, /transfer-encoding/i);
+    assert.equal(text.slice(text.indexOf('\r\n\r\n') + 4), 'data: 1\n\ndata: 2 — 日本\n\n');
     assert.equal(await served.result, true);
   } finally {
     await served.close();
