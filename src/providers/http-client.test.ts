@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { HttpClient, operationOf, parseJsonBody, rawHeaderValue } from './http-client.ts';
+import { HttpClient, operationOf, parseJsonBody, rawHeaderValue, type UpstreamBody } from './http-client.ts';
 import { UpstreamError } from './upstream-error.ts';
 
 type Route = (request: IncomingMessage, body: string, response: ServerResponse) => void;
@@ -200,6 +200,78 @@ describe('HttpClient.send: a 2xx body read as it arrives', () => {
     })().then(() => undefined, (error: unknown) => error);
     assert.deepEqual(seen, ['data: one\n\n']);
     assert.ok(failure instanceof Error, 'the break is an error, not a quiet end');
+  });
+
+  /** Reads a body pushed (`start`): the chunks as they come, then how it ended. `onChunk` may pause the body. */
+  function pushedRead(body: UpstreamBody, onChunk: (chunk: Buffer) => void = () => undefined) {
+    const chunks: Buffer[] = [];
+    const ended = new Promise<{ error?: unknown }>((resolve) => {
+      body.start({
+        next: (chunk) => {
+          chunks.push(chunk);
+          onChunk(chunk);
+        },
+        end: () => resolve({}),
+        fail: (error) => resolve({ error }),
+      });
+    });
+    return { chunks, ended };
+  }
+
+  test('pushed (start): a reader that pauses holds the vendor back; resumed, it gets every byte in order, then the end', async () => {
+    const response = await client.send(`${origin}/v1/big`, { headers: {}, body: '{}' });
+    let received = 0;
+    let inOrder = true;
+    let onPaused!: () => void;
+    const paused = new Promise<void>((resolve) => (onPaused = resolve));
+    let pausing = true;
+    const { ended } = pushedRead(response.body, (chunk) => {
+      inOrder &&= chunk[0] === 97 + (received % 26);
+      received += chunk.length;
+      if (pausing) {
+        pausing = false;
+        response.body.pause();
+        onPaused();
+      }
+    });
+    await paused;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The gateway stopped reading the socket: the vendor could not write the answer out while the reader was paused.
+    assert.ok(big.written < BIG_BYTES / 2, `the vendor wrote ${big.written} of ${BIG_BYTES} bytes while the reader was paused`);
+    assert.ok(received < BIG_BYTES / 4, `${received} bytes were pushed to a paused reader`);
+    response.body.resume();
+    assert.deepEqual(await ended, {});
+    assert.equal(received, BIG_BYTES);
+    assert.ok(inOrder, 'every chunk continues where the last one ended');
+    assert.equal(await big.closedEarly, false);
+    assert.throws(() => response.body[Symbol.asyncIterator](), /only once/);
+  });
+
+  test('pushed: what arrived before the reader started is handed over first, then the end it already had', async () => {
+    const response = await client.send(`${origin}/v1/words`, { headers: {}, body: '{}' });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const { chunks, ended } = pushedRead(response.body);
+    assert.deepEqual(await ended, {});
+    assert.equal(Buffer.concat(chunks).toString('utf8'), '{"word":"café"}');
+  });
+
+  test('pushed: a body that breaks off: the chunks before the break, then its error; destroy() tells the reader nothing more', async () => {
+    const cut = await client.send(`${origin}/v1/cut`, { headers: {}, body: '{}' });
+    const read = pushedRead(cut.body);
+    const { error } = await read.ended;
+    assert.ok(error instanceof Error, 'the break is an error, not a quiet end');
+    assert.deepEqual(read.chunks.map((chunk) => chunk.toString('utf8')), ['data: one\n\n']);
+
+    const dropped = await client.send(`${origin}/v1/big`, { headers: {}, body: '{}' });
+    let settled = false;
+    const first = new Promise<void>((resolve) => {
+      dropped.body.start({ next: () => resolve(), end: () => (settled = true), fail: () => (settled = true) });
+    });
+    await first;
+    dropped.body.destroy();
+    assert.equal(await big.closedEarly, true, 'the vendor saw the request dropped');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(settled, false);
   });
 
   test('text() and json() read a 2xx body whole (a character split between chunks included); arrayBuffer() its bytes', async () => {
